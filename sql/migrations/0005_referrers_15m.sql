@@ -1,0 +1,24 @@
+-- Pageviews and visitor states per referring source ('(direct)' included).
+CREATE TABLE IF NOT EXISTS referrers_15m
+(
+    project_id LowCardinality(String),
+    bucket DateTime('UTC'),
+    referrer_source LowCardinality(String),
+    pageviews SimpleAggregateFunction(sum, UInt64),
+    visitors AggregateFunction(uniqCombined, UInt64)
+)
+ENGINE = AggregatingMergeTree
+PARTITION BY toYYYYMM(bucket)
+ORDER BY (project_id, bucket, referrer_source)
+SETTINGS non_replicated_deduplication_window = 10000;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS referrers_15m_mv TO referrers_15m AS
+SELECT
+    project_id,
+    toStartOfFifteenMinutes(ts) AS bucket,
+    referrer_source,
+    count() AS pageviews,
+    uniqCombinedState(visitor_id) AS visitors
+FROM events
+WHERE kind = 'pageview'
+GROUP BY project_id, bucket, referrer_source;

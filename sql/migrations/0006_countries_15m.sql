@@ -1,0 +1,26 @@
+-- Pageviews and visitor states per country.
+CREATE TABLE IF NOT EXISTS countries_15m
+(
+    project_id LowCardinality(String),
+    bucket DateTime('UTC'),
+    country_code LowCardinality(String),
+    country_name LowCardinality(String),
+    pageviews SimpleAggregateFunction(sum, UInt64),
+    visitors AggregateFunction(uniqCombined, UInt64)
+)
+ENGINE = AggregatingMergeTree
+PARTITION BY toYYYYMM(bucket)
+ORDER BY (project_id, bucket, country_code, country_name)
+SETTINGS non_replicated_deduplication_window = 10000;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS countries_15m_mv TO countries_15m AS
+SELECT
+    project_id,
+    toStartOfFifteenMinutes(ts) AS bucket,
+    country_code,
+    country_name,
+    count() AS pageviews,
+    uniqCombinedState(visitor_id) AS visitors
+FROM events
+WHERE kind = 'pageview'
+GROUP BY project_id, bucket, country_code, country_name;

@@ -1,0 +1,29 @@
+-- Visitor states per (device, browser, os): one table serves devices, browsers and os,
+-- because merging unique-count states over any subset of the key stays exact.
+CREATE TABLE IF NOT EXISTS tech_15m
+(
+    project_id LowCardinality(String),
+    bucket DateTime('UTC'),
+    device LowCardinality(String),
+    browser LowCardinality(String),
+    os LowCardinality(String),
+    pageviews SimpleAggregateFunction(sum, UInt64),
+    visitors AggregateFunction(uniqCombined, UInt64)
+)
+ENGINE = AggregatingMergeTree
+PARTITION BY toYYYYMM(bucket)
+ORDER BY (project_id, bucket, device, browser, os)
+SETTINGS non_replicated_deduplication_window = 10000;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS tech_15m_mv TO tech_15m AS
+SELECT
+    project_id,
+    toStartOfFifteenMinutes(ts) AS bucket,
+    device,
+    browser,
+    os,
+    count() AS pageviews,
+    uniqCombinedState(visitor_id) AS visitors
+FROM events
+WHERE kind = 'pageview'
+GROUP BY project_id, bucket, device, browser, os;

@@ -1,0 +1,59 @@
+import { readdir, readFile } from 'node:fs/promises';
+import type { ClickHouseClient } from './clickhouse.js';
+import { ANALYTICS_TABLES } from '../analytics-tables.js';
+
+const MIGRATIONS_DIR = new URL('../../sql/migrations/', import.meta.url);
+const RETENTION_SQL = new URL('../../sql/retention.sql', import.meta.url);
+
+/** Splits a migration file into statements: `;` at the end of a line ends one. */
+export function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*$/m)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter(Boolean);
+}
+
+/** Reads sql/migrations in order: `[{ name, statements }]`. */
+export async function loadMigrations(): Promise<{ name: string; statements: string[] }[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+  return Promise.all(
+    files.map(async (name) => ({ name, statements: splitStatements(await readFile(new URL(name, MIGRATIONS_DIR), 'utf8')) })),
+  );
+}
+
+/**
+ * Applies every migration not yet recorded, in order, then sets retention TTLs. Safe to run at
+ * every start and from several processes: statements are idempotent (`IF NOT EXISTS`).
+ */
+export async function migrate(ch: ClickHouseClient, opts: { retentionDays: number }): Promise<string[]> {
+  await ch.command({
+    query: `CREATE TABLE IF NOT EXISTS schema_migrations (name String, applied_at DateTime DEFAULT now())
+            ENGINE = ReplacingMergeTree ORDER BY name`,
+  });
+  const done = new Set(
+    (await (await ch.query({ query: 'SELECT name FROM schema_migrations', format: 'JSONEachRow' })).json<{ name: string }>()).map(
+      (r) => r.name,
+    ),
+  );
+  const applied: string[] = [];
+  for (const m of await loadMigrations()) {
+    if (done.has(m.name)) continue;
+    for (const statement of m.statements) await ch.command({ query: statement });
+    await ch.insert({ table: 'schema_migrations', values: [{ name: m.name }], format: 'JSONEachRow' });
+    applied.push(m.name);
+  }
+  await applyRetention(ch, opts.retentionDays);
+  return applied;
+}
+
+async function applyRetention(ch: ClickHouseClient, days: number): Promise<void> {
+  if (!Number.isInteger(days) || days < 1) throw new Error('retention days must be a positive integer');
+  const template = splitStatements(await readFile(RETENTION_SQL, 'utf8'))[0];
+  for (const t of ANALYTICS_TABLES) {
+    const statement = template
+      .replace('{table}', t.name)
+      .replace('{time_column}', t.timeColumn === 'ts' ? 'toDateTime(ts)' : t.timeColumn)
+      .replace('{days}', String(days));
+    await ch.command({ query: statement });
+  }
+}

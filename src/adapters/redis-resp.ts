@@ -1,0 +1,92 @@
+import { createClient } from 'redis';
+import { Redis } from '@upstash/redis';
+import type { Requester, UpstashRequest, UpstashResponse } from '@upstash/redis';
+import { StoreUnavailableError } from '../errors.js';
+
+type Command = (string | number | boolean | null)[];
+
+export interface RespRedis {
+  redis: Redis;
+  close(): Promise<void>;
+}
+
+export interface RespRedisOptions {
+  url: string;
+  /** A command that has not answered by then fails as unavailable. */
+  commandTimeoutMs?: number;
+}
+
+const toArgs = (cmd: Command) => cmd.map((a) => (typeof a === 'string' ? a : String(a)));
+
+/**
+ * An `@upstash/redis` client that speaks RESP to a local Redis instead of REST, so Node and
+ * Workers share one code path. Commands fail fast (no offline queue) when Redis is down.
+ */
+export async function connectRespRedis(opts: RespRedisOptions): Promise<RespRedis> {
+  const timeout = opts.commandTimeoutMs ?? 700;
+  const client = createClient({
+    url: opts.url,
+    RESP: 2,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: 1000,
+      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
+    },
+  });
+  // Connection errors are reported through the commands that fail; keep the process alive.
+  client.on('error', () => {});
+  await client.connect().catch((err: Error) => {
+    throw new StoreUnavailableError(`Redis at ${opts.url} is not reachable: ${err.message}`);
+  });
+
+  const guarded = async (send: () => Promise<unknown>): Promise<unknown> => {
+    if (!client.isReady) throw new StoreUnavailableError('Redis is not connected');
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        send(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new StoreUnavailableError('Redis command timed out')), timeout);
+        }),
+      ]);
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) throw err;
+      const e = err as Error;
+      // A reply error (WRONGTYPE, NOSCRIPT…) is the command's answer, not an outage.
+      if (e.constructor?.name === 'ErrorReply' || e.name === 'ErrorReply') return { __error: e.message };
+      throw new StoreUnavailableError(e.message);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const run = (cmd: Command) => guarded(() => client.sendCommand(toArgs(cmd)));
+  const answer = (r: unknown): UpstashResponse<unknown> =>
+    r && typeof r === 'object' && '__error' in r ? { error: String((r as { __error: string }).__error) } : { result: r };
+
+  const requester: Requester = {
+    async request<T>(req: UpstashRequest): Promise<UpstashResponse<T>> {
+      const path = req.path?.[0];
+      // Pipelines answer with the bare array of per-command replies, as the REST API does.
+      if (path === 'pipeline') {
+        const results = await Promise.all((req.body as Command[]).map(run));
+        return results.map(answer) as unknown as UpstashResponse<T>;
+      }
+      if (path === 'multi-exec') {
+        const results = await guarded(() => {
+          const tx = client.multi();
+          for (const c of req.body as Command[]) tx.addCommand(toArgs(c));
+          return tx.exec();
+        });
+        return (results as unknown[]).map(answer) as unknown as UpstashResponse<T>;
+      }
+      return answer(await run(req.body as Command)) as UpstashResponse<T>;
+    },
+  };
+
+  return {
+    redis: new Redis(requester),
+    close: async () => {
+      if (client.isOpen) await client.quit().catch(() => client.destroy());
+    },
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * Every ClickHouse table that holds a project's analytics rows. Deleting a project and setting
+ * retention walk this closed list; table names never come from input.
+ */
+export const ANALYTICS_TABLES = [
+  { name: 'events', timeColumn: 'ts' },
+  { name: 'bot_hits', timeColumn: 'ts' },
+  { name: 'stats_15m', timeColumn: 'bucket' },
+  { name: 'pages_15m', timeColumn: 'bucket' },
+  { name: 'referrers_15m', timeColumn: 'bucket' },
+  { name: 'countries_15m', timeColumn: 'bucket' },
+  { name: 'cities_15m', timeColumn: 'bucket' },
+  { name: 'tech_15m', timeColumn: 'bucket' },
+  { name: 'custom_events_15m', timeColumn: 'bucket' },
+  { name: 'bots_15m', timeColumn: 'bucket' },
+] as const;
+
+export type AnalyticsTable = (typeof ANALYTICS_TABLES)[number]['name'];

@@ -1,0 +1,40 @@
+import { Hono } from 'hono';
+import { accountRoutes, authRoutes } from './account/routes.js';
+import { authenticate } from './auth/middleware.js';
+import type { AppEnv, Deps } from './deps.js';
+import { errorResponse, Messages } from './errors.js';
+import { openApiDocument } from './openapi.js';
+import { projectRoutes } from './projects/routes.js';
+import { rateLimit } from './ratelimit.js';
+import { createServices } from './services.js';
+
+/**
+ * The whole service as one Hono app. It knows nothing of the runtime: the entry points build
+ * `deps` (ClickHouse, Redis, clock, sink) and hand them in.
+ */
+export function createApp(deps: Deps) {
+  const services = createServices(deps);
+  const app = new Hono<AppEnv>();
+  app.use('*', async (c, next) => {
+    c.set('services', services);
+    await next();
+  });
+  app.onError((err, c) => errorResponse(c, err));
+  app.notFound((c) => c.json({ error: Messages.notFound }, 404));
+
+  app.get('/health', (c) => c.json({ ok: true }));
+  app.route('/api/auth', authRoutes());
+  app.route('/api/account', accountRoutes());
+
+  const v1 = new Hono<AppEnv>();
+  v1.use('*', authenticate());
+  v1.use('*', rateLimit('api', (c) => c.get('auth').keyId ?? `session:${c.get('auth').accountId}`));
+  v1.route('/projects', projectRoutes());
+  app.route('/api/v1', v1);
+
+  const document = openApiDocument(app);
+  app.get('/openapi.json', async (c) => c.json(await document()));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

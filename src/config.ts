@@ -1,0 +1,72 @@
+import * as v from 'valibot';
+
+const intFrom = (name: string, fallback: number, min = 1) =>
+  v.pipe(
+    v.optional(v.string(), String(fallback)),
+    v.transform((s) => (s.trim() === '' ? String(fallback) : s.trim())),
+    v.check((s) => /^\d+$/.test(s), `${name} must be a whole number`),
+    v.transform(Number),
+    v.minValue(min, `${name} must be at least ${min}`),
+  );
+
+const urlFrom = (name: string) =>
+  v.optional(v.pipe(v.string(), v.trim(), v.url(`${name} must be a URL`)));
+
+/** Every environment variable the service reads, with its default. */
+export const ConfigSchema = v.object({
+  PORT: intFrom('PORT', 8787),
+  DATA_DIR: v.optional(v.string(), './data'),
+  PUBLIC_URL: urlFrom('PUBLIC_URL'),
+  REDIS_URL: v.optional(
+    v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://')),
+    'redis://127.0.0.1:6379',
+  ),
+  UPSTASH_REDIS_REST_URL: urlFrom('UPSTASH_REDIS_REST_URL'),
+  UPSTASH_REDIS_REST_TOKEN: v.optional(v.string()),
+  CLICKHOUSE_URL: urlFrom('CLICKHOUSE_URL'),
+  CLICKHOUSE_USER: v.optional(v.string(), 'default'),
+  CLICKHOUSE_PASSWORD: v.optional(v.string(), ''),
+  CLICKHOUSE_DATABASE: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'CLICKHOUSE_DATABASE must be an identifier')),
+    'default',
+  ),
+  RATE_LIMIT_API_PER_MIN: intFrom('RATE_LIMIT_API_PER_MIN', 600),
+  RATE_LIMIT_PATCH_PER_MIN: intFrom('RATE_LIMIT_PATCH_PER_MIN', 30),
+  RATE_LIMIT_VERIFY_PER_MIN: intFrom('RATE_LIMIT_VERIFY_PER_MIN', 10),
+  RATE_LIMIT_EXPORT_PER_MIN: intFrom('RATE_LIMIT_EXPORT_PER_MIN', 10),
+  /** Window of every API rate limit, in seconds (the per-minute names assume 60). */
+  RATE_LIMIT_WINDOW_SEC: intFrom('RATE_LIMIT_WINDOW_SEC', 60),
+  INGEST_IP_PER_MIN: intFrom('INGEST_IP_PER_MIN', 6000),
+  INGEST_PROJECT_PER_SEC: intFrom('INGEST_PROJECT_PER_SEC', 20000),
+  RETENTION_DAYS: intFrom('RETENTION_DAYS', 1095),
+});
+
+export type Config = v.InferOutput<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Parses the environment once at start. A bad value throws a ConfigError whose message names
+ * the variable, so the entry point can stop with it.
+ */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const known = Object.fromEntries(
+    Object.keys(ConfigSchema.entries)
+      .filter((k) => env[k] !== undefined)
+      .map((k) => [k, env[k]]),
+  );
+  const result = v.safeParse(ConfigSchema, known);
+  if (result.success) {
+    const cfg = result.output;
+    if (cfg.UPSTASH_REDIS_REST_URL && !cfg.UPSTASH_REDIS_REST_TOKEN) {
+      throw new ConfigError('UPSTASH_REDIS_REST_TOKEN is required when UPSTASH_REDIS_REST_URL is set');
+    }
+    return cfg;
+  }
+  const issue = result.issues[0];
+  const key = issue.path?.[0]?.key as string | undefined;
+  const message = issue.message.includes(key ?? '\u0000') ? issue.message : `${key}: ${issue.message}`;
+  throw new ConfigError(`Invalid configuration: ${message}`);
+}

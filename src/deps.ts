@@ -1,0 +1,25 @@
+import type { Redis } from '@upstash/redis';
+import type { ClickHouseClient } from './adapters/clickhouse.js';
+import type { Clock } from './adapters/clock.js';
+import type { Config } from './config.js';
+import type { EventSink } from './ingest/sink.js';
+
+/** Everything the app needs from the outside world; the entry points build it. */
+export interface Deps {
+  config: Config;
+  clickhouse: ClickHouseClient;
+  redis: Redis;
+  clock: Clock;
+  /** Where accepted events go: a batcher on Node, a queue on Workers. */
+  sink: EventSink;
+  /** Optional: geo lookup of an IP (Node: MaxMind database). Workers use `request.cf`. */
+  geo?: import('./ingest/geo.js').GeoLookup;
+}
+
+/** Hono environment shared by every route. */
+export interface AppEnv {
+  Variables: {
+    services: import('./services.js').Services;
+    auth: import('./auth/context.js').AuthContext;
+  };
+}

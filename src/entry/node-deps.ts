@@ -1,0 +1,51 @@
+import { Redis as UpstashRedis } from '@upstash/redis';
+import { connectNodeClickHouse } from '../adapters/clickhouse.js';
+import { systemClock, type Clock } from '../adapters/clock.js';
+import { migrate } from '../adapters/migrate.js';
+import { connectRespRedis } from '../adapters/redis-resp.js';
+import type { Config } from '../config.js';
+import type { Deps } from '../deps.js';
+import type { EventSink } from '../ingest/sink.js';
+
+export interface NodeRuntime {
+  deps: Deps;
+  /** Flushes buffered events, then closes Redis and ClickHouse. */
+  close(): Promise<void>;
+}
+
+/**
+ * Wires the Node runtime's adapters from a parsed Config: Redis over RESP (or Upstash REST),
+ * ClickHouse over HTTP or embedded, migrations applied. `makeSink` chooses the event sink.
+ */
+export async function buildNodeRuntime(
+  config: Config,
+  opts: { clock?: Clock; makeSink: (deps: Omit<Deps, 'sink'>) => EventSink; geo?: Deps['geo'] },
+): Promise<NodeRuntime> {
+  let redis: Deps['redis'];
+  let closeRedis = async () => {};
+  if (config.UPSTASH_REDIS_REST_URL) {
+    redis = new UpstashRedis({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN ?? '' });
+  } else {
+    const resp = await connectRespRedis({ url: config.REDIS_URL });
+    redis = resp.redis;
+    closeRedis = resp.close;
+  }
+  const clickhouse = await connectNodeClickHouse({
+    url: config.CLICKHOUSE_URL,
+    username: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+    database: config.CLICKHOUSE_DATABASE,
+    dataDir: config.DATA_DIR,
+  });
+  await migrate(clickhouse, { retentionDays: config.RETENTION_DAYS });
+  const base = { config, redis, clickhouse, clock: opts.clock ?? systemClock, geo: opts.geo };
+  const sink = opts.makeSink(base);
+  return {
+    deps: { ...base, sink },
+    async close() {
+      await sink.close();
+      await closeRedis();
+      await clickhouse.close();
+    },
+  };
+}

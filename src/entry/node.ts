@@ -1,0 +1,48 @@
+import { serve } from '@hono/node-server';
+import { createApp } from '../app.js';
+import { ConfigError, parseConfig } from '../config.js';
+import { directSink } from '../ingest/direct-sink.js';
+import { ensureLocalRedis } from './local-redis.js';
+import { buildNodeRuntime } from './node-deps.js';
+
+async function main() {
+  let config;
+  try {
+    config = parseConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`[sightline] ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  if (!config.UPSTASH_REDIS_REST_URL) await ensureLocalRedis(config.REDIS_URL, config.DATA_DIR);
+  const runtime = await buildNodeRuntime(config, { makeSink: (d) => directSink(d.clickhouse) });
+  const app = createApp(runtime.deps);
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, (info) => {
+    const base = config.PUBLIC_URL ?? `http://localhost:${info.port}`;
+    console.log(`[sightline] listening on ${base}`);
+    console.log(`[sightline] make a key: npm run admin -- account:create --email you@example.com --password secret123`);
+    console.log(`[sightline]             npm run admin -- key:create --email you@example.com --scope write`);
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`[sightline] ${signal}: shutting down`);
+    server.close();
+    try {
+      await runtime.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(`[sightline] failed to start: ${err instanceof Error ? err.message : err}`);
+  process.exit(1);
+});

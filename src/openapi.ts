@@ -1,0 +1,30 @@
+import type { Hono } from 'hono';
+import { generateSpecs } from 'hono-openapi';
+import type { AppEnv } from './deps.js';
+
+/** Base of the generated document: everything not derived from the routes themselves. */
+export const documentation = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Sightline API',
+    version: '1.0.0',
+    description:
+      'Privacy-friendly web analytics: projects, reports, goals, funnels, exports and ingestion. ' +
+      'Authenticate with `Authorization: Bearer sl_…` (API key) or a session token from `POST /api/auth/login`.',
+  },
+  components: {
+    securitySchemes: {
+      bearerApiKey: { type: 'http', scheme: 'bearer', description: 'API key `sl_…` (read or write scope)' },
+      session: { type: 'http', scheme: 'bearer', description: 'Session token `sls_…` from POST /api/auth/login' },
+    },
+  },
+} as const;
+
+/** Builds /openapi.json once per app from the routes' validators and descriptions. */
+export function openApiDocument(app: Hono<AppEnv>): () => Promise<unknown> {
+  let cached: Promise<unknown> | null = null;
+  return () => {
+    cached ??= generateSpecs(app as never, { documentation: documentation as never });
+    return cached;
+  };
+}

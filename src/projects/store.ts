@@ -1,0 +1,159 @@
+import type { Redis } from '@upstash/redis';
+import { newId } from '../auth/tokens.js';
+
+export type Role = 'owner' | 'admin' | 'member';
+
+export interface Project {
+  id: string;
+  name: string;
+  domain: string;
+  timeZone: string;
+  publicStatsEnabled: boolean;
+  brandColor: string | null;
+  icon: string | null;
+  createdAt: string;
+  ownerId: string;
+}
+
+/** Redis key names of project records. Every per-project key is listed so delete finds it. */
+export const ProjectKeys = {
+  project: (id: string) => `project:${id}`,
+  domain: (domain: string) => `domain:${domain}`,
+  members: (id: string) => `project:${id}:members`,
+  installationSeen: (id: string) => `project:${id}:installed`,
+  goals: (id: string) => `project:${id}:goals`,
+  funnels: (id: string) => `project:${id}:funnels`,
+  exportSchedule: (id: string) => `project:${id}:export-schedule`,
+  accountProjects: (accountId: string) => `acct:${accountId}:projects`,
+};
+
+const PER_PROJECT_KEYS = [
+  ProjectKeys.project,
+  ProjectKeys.members,
+  ProjectKeys.installationSeen,
+  ProjectKeys.goals,
+  ProjectKeys.funnels,
+  ProjectKeys.exportSchedule,
+];
+
+export type CreateOutcome =
+  | { ok: true; project: Project }
+  | { ok: false; reason: 'own' | 'foreign' };
+
+/**
+ * Creates a project. The domain is claimed with SET NX, so of any number of concurrent creates
+ * of one domain exactly one succeeds.
+ */
+export async function createProject(
+  redis: Redis,
+  input: { name: string; domain: string; timeZone: string; ownerId: string },
+  now: number,
+): Promise<CreateOutcome> {
+  const project: Project = {
+    id: newId('prj', 20),
+    name: input.name,
+    domain: input.domain,
+    timeZone: input.timeZone,
+    publicStatsEnabled: false,
+    brandColor: null,
+    icon: null,
+    createdAt: new Date(now).toISOString(),
+    ownerId: input.ownerId,
+  };
+  const claimed = await redis.set(ProjectKeys.domain(input.domain), project.id, { nx: true });
+  if (claimed !== 'OK') {
+    const holderId = await redis.get<string>(ProjectKeys.domain(input.domain));
+    const holder = holderId ? await getProject(redis, String(holderId)) : null;
+    return { ok: false, reason: holder?.ownerId === input.ownerId ? 'own' : 'foreign' };
+  }
+  await redis
+    .multi()
+    .set(ProjectKeys.project(project.id), project)
+    .hset(ProjectKeys.members(project.id), { [input.ownerId]: 'owner' })
+    .zadd(ProjectKeys.accountProjects(input.ownerId), { score: now, member: project.id })
+    .exec();
+  return { ok: true, project };
+}
+
+export async function getProject(redis: Redis, id: string): Promise<Project | null> {
+  return redis.get<Project>(ProjectKeys.project(id));
+}
+
+export async function findProjectIdByDomain(redis: Redis, domain: string): Promise<string | null> {
+  const id = await redis.get<string>(ProjectKeys.domain(domain));
+  return id ? String(id) : null;
+}
+
+export async function getRole(redis: Redis, projectId: string, accountId: string): Promise<Role | null> {
+  const role = await redis.hget<string>(ProjectKeys.members(projectId), accountId);
+  return role === 'owner' || role === 'admin' || role === 'member' ? role : null;
+}
+
+export async function saveProject(redis: Redis, project: Project): Promise<void> {
+  await redis.set(ProjectKeys.project(project.id), project);
+}
+
+/** Projects the account can access, newest first, with its role in each. */
+export async function listProjectsFor(redis: Redis, accountId: string): Promise<{ project: Project; role: Role }[]> {
+  const ids = (await redis.zrange<string[]>(ProjectKeys.accountProjects(accountId), 0, -1, { rev: true })).map(String);
+  if (ids.length === 0) return [];
+  const pipe = redis.pipeline();
+  for (const id of ids) {
+    pipe.get(ProjectKeys.project(id));
+    pipe.hget(ProjectKeys.members(id), accountId);
+  }
+  const results = await pipe.exec();
+  const out: { project: Project; role: Role }[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const project = results[2 * i] as Project | null;
+    const role = results[2 * i + 1] as Role | null;
+    if (project && role) out.push({ project, role });
+  }
+  return out.sort((a, b) => b.project.createdAt.localeCompare(a.project.createdAt) || b.project.id.localeCompare(a.project.id));
+}
+
+/** Adds or changes a member's role (never the owner's). */
+export async function setMember(redis: Redis, project: Project, accountId: string, role: Exclude<Role, 'owner'>, now: number): Promise<void> {
+  if (accountId === project.ownerId) throw new Error('the owner keeps the owner role');
+  await redis
+    .multi()
+    .hset(ProjectKeys.members(project.id), { [accountId]: role })
+    .zadd(ProjectKeys.accountProjects(accountId), { score: now, member: project.id })
+    .exec();
+}
+
+export async function removeMember(redis: Redis, project: Project, accountId: string): Promise<boolean> {
+  if (accountId === project.ownerId) return false;
+  const removed = await redis.hdel(ProjectKeys.members(project.id), accountId);
+  await redis.zrem(ProjectKeys.accountProjects(accountId), project.id);
+  return removed > 0;
+}
+
+export async function listMembers(redis: Redis, projectId: string): Promise<Record<string, Role>> {
+  return ((await redis.hgetall<Record<string, Role>>(ProjectKeys.members(projectId))) ?? {}) as Record<string, Role>;
+}
+
+/** When the tracker was first seen (ISO) or null. */
+export async function getInstallationSeenAt(redis: Redis, projectId: string): Promise<string | null> {
+  const v = await redis.get<string>(ProjectKeys.installationSeen(projectId));
+  return v ? String(v) : null;
+}
+
+/** Records the first accepted event's time; later calls keep the first value. */
+export async function markInstallationSeen(redis: Redis, projectId: string, at: number): Promise<void> {
+  await redis.set(ProjectKeys.installationSeen(projectId), new Date(at).toISOString(), { nx: true });
+}
+
+/** Removes every Redis record of the project. Analytics rows are removed by the caller. */
+export async function deleteProjectRecords(redis: Redis, project: Project): Promise<void> {
+  const members = Object.keys(await listMembers(redis, project.id));
+  const tx = redis.multi();
+  for (const accountId of new Set([...members, project.ownerId])) tx.zrem(ProjectKeys.accountProjects(accountId), project.id);
+  tx.del(...PER_PROJECT_KEYS.map((k) => k(project.id)));
+  tx.eval(
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",
+    [ProjectKeys.domain(project.domain)],
+    [project.id],
+  );
+  await tx.exec();
+}

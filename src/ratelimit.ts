@@ -1,0 +1,74 @@
+import { Ratelimit } from '@upstash/ratelimit';
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv, Deps } from './deps.js';
+import { ApiError, Messages, StoreUnavailableError } from './errors.js';
+
+/** The limits of the API; each is a sliding window over `RATE_LIMIT_WINDOW_SEC`. */
+export type LimitName = 'api' | 'patch' | 'verify' | 'export';
+
+const limitOf = (deps: Deps, name: LimitName): number =>
+  ({
+    api: deps.config.RATE_LIMIT_API_PER_MIN,
+    patch: deps.config.RATE_LIMIT_PATCH_PER_MIN,
+    verify: deps.config.RATE_LIMIT_VERIFY_PER_MIN,
+    export: deps.config.RATE_LIMIT_EXPORT_PER_MIN,
+  })[name];
+
+/** One `@upstash/ratelimit` instance per limit, sharing the app's Redis. */
+export class RateLimiters {
+  private readonly limiters = new Map<LimitName, Ratelimit>();
+  constructor(private readonly deps: Deps) {}
+
+  get windowSeconds(): number {
+    return this.deps.config.RATE_LIMIT_WINDOW_SEC;
+  }
+
+  limit(name: LimitName): number {
+    return limitOf(this.deps, name);
+  }
+
+  get(name: LimitName): Ratelimit {
+    let rl = this.limiters.get(name);
+    if (!rl) {
+      rl = new Ratelimit({
+        redis: this.deps.redis,
+        limiter: Ratelimit.slidingWindow(this.limit(name), `${this.windowSeconds} s`),
+        prefix: `rl:${name}`,
+        // Upstash lets requests through on timeout; we turn a timeout into a 503 below.
+        timeout: 900,
+        analytics: false,
+        ephemeralCache: false,
+      });
+      this.limiters.set(name, rl);
+    }
+    return rl;
+  }
+}
+
+/**
+ * Sliding-window rate limit middleware. Sets IETF draft-10 `RateLimit-Policy`/`RateLimit`
+ * headers on every limited response, and answers 429 with `Retry-After` when over.
+ */
+export const rateLimit = (name: LimitName, identify: (c: Context<AppEnv>) => string) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const { limiters } = c.get('services');
+    const result = await limiters.get(name).limit(identify(c));
+    if ((result as { reason?: string }).reason === 'timeout') throw new StoreUnavailableError('rate limiter timed out');
+    // The limiter keeps real time (Date.now), so its reset is compared with real time too.
+    const msToReset = result.reset - Date.now();
+    const policy = `"${name}";q=${result.limit};w=${limiters.windowSeconds}`;
+    if (!result.success) {
+      // A sliding window frees a slot at the latest 1 ms into the next window.
+      const retryAfter = String(Math.max(1, Math.ceil((msToReset + 1) / 1000)));
+      throw new ApiError(429, Messages.tooManyRequests, {
+        'Retry-After': retryAfter,
+        'RateLimit-Policy': policy,
+        RateLimit: `"${name}";r=0;t=${retryAfter}`,
+      });
+    }
+    const state = `"${name}";r=${result.remaining};t=${Math.max(0, Math.ceil(msToReset / 1000))}`;
+    await next();
+    c.res.headers.append('RateLimit-Policy', policy);
+    c.res.headers.append('RateLimit', state);
+  });

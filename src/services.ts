@@ -1,0 +1,19 @@
+import type { Deps } from './deps.js';
+import type { AuthContext } from './auth/context.js';
+import { CredentialCache } from './auth/key-cache.js';
+import { RateLimiters } from './ratelimit.js';
+
+/** Per-app services built once from the deps: caches and limiters live here, not in modules. */
+export interface Services {
+  deps: Deps;
+  credentialCache: CredentialCache<AuthContext>;
+  limiters: RateLimiters;
+}
+
+export function createServices(deps: Deps): Services {
+  return {
+    deps,
+    credentialCache: new CredentialCache<AuthContext>(),
+    limiters: new RateLimiters(deps),
+  };
+}
