@@ -1,0 +1,117 @@
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { createApp, type App } from '../../src/app.js';
+import type { Clock } from '../../src/adapters/clock.js';
+import { parseConfig } from '../../src/config.js';
+import type { Deps } from '../../src/deps.js';
+import { directSink } from '../../src/ingest/direct-sink.js';
+import type { EventSink } from '../../src/ingest/sink.js';
+import { buildNodeRuntime, type NodeRuntime } from '../../src/entry/node-deps.js';
+import { connectRespRedis } from '../../src/adapters/redis-resp.js';
+import { createAccount, createApiKey, createSession } from '../../src/auth/store.js';
+
+/** Redis database the tests use, so a developer's local data (db 0) is never touched. */
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
+
+/** The embedded engine allows one data directory per process: every test file shares this one. */
+const DATA_DIR = join(tmpdir(), `sightline-test-${process.pid}`);
+let shared: Promise<NodeRuntime> | null = null;
+const extraClosers: (() => Promise<void>)[] = [];
+
+export interface Harness {
+  app: App;
+  deps: Deps;
+  runtime: NodeRuntime;
+  /** In-process request with optional Bearer token and JSON body. */
+  call(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  /** A fresh account with a password, a write key, a read key and a session token. */
+  user(label?: string): Promise<TestUser>;
+  /** A unique domain for this test run. */
+  domain(label?: string): string;
+}
+
+export interface TestUser {
+  accountId: string;
+  email: string;
+  password: string;
+  writeKey: string;
+  readKey: string;
+  session: string;
+}
+
+export const unique = (label = 'x') => `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+
+/**
+ * Builds the real app over the real Redis and the embedded ClickHouse (one per process).
+ * `env` overrides configuration; `clock` and `sink` replace those adapters.
+ */
+export async function createHarness(
+  opts: { env?: Record<string, string>; clock?: Clock; sink?: (deps: Omit<Deps, 'sink'>) => EventSink } = {},
+): Promise<Harness> {
+  const baseEnv = { DATA_DIR, REDIS_URL: TEST_REDIS_URL };
+  shared ??= buildNodeRuntime(parseConfig(baseEnv), { makeSink: (d) => directSink(d.clickhouse) });
+  const base = await shared;
+  const config = parseConfig({ ...baseEnv, ...opts.env });
+  let redis = base.deps.redis;
+  if (config.REDIS_URL !== TEST_REDIS_URL) {
+    // A test with its own Redis (e.g. one it stops on purpose) gets its own connection.
+    const own = await connectRespRedis({ url: config.REDIS_URL });
+    extraClosers.push(own.close);
+    redis = own.redis;
+  }
+  const deps: Deps = { ...base.deps, config, redis, clock: opts.clock ?? base.deps.clock };
+  if (opts.sink) deps.sink = opts.sink(deps);
+  const app = createApp(deps);
+  const call: Harness['call'] = (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers.Authorization = `Bearer ${o.token}`;
+    let body: string | undefined;
+    if (o.body !== undefined) {
+      body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    return Promise.resolve(app.request(path, { method, headers, body }));
+  };
+  return {
+    app,
+    deps,
+    runtime: base,
+    call,
+    domain: (label = 'site') => `${unique(label)}.example.com`,
+    async user(label = 'user') {
+      const now = deps.clock.now();
+      const email = `${unique(label)}@test.example`;
+      const password = 'correct horse battery';
+      const account = await createAccount(deps.redis, { email, password }, now);
+      const write = await createApiKey(deps.redis, { accountId: account.id, scope: 'write', name: 'w' }, now);
+      const read = await createApiKey(deps.redis, { accountId: account.id, scope: 'read', name: 'r' }, now);
+      const session = await createSession(deps.redis, account.id, now);
+      return { accountId: account.id, email, password, writeKey: write.key, readKey: read.key, session: session.token };
+    },
+  };
+}
+
+/** Closes the shared runtime and removes its data directory; call in afterAll. */
+export async function closeHarness(): Promise<void> {
+  for (const close of extraClosers.splice(0)) await close();
+  if (!shared) return;
+  const rt = await shared;
+  shared = null;
+  await rt.close();
+  rmSync(DATA_DIR, { recursive: true, force: true });
+}
+
+/** Serves an app on a random loopback port; for clients that need real HTTP. */
+export async function listen(app: { fetch: (req: Request) => Response | Promise<Response> }): Promise<{ url: string; close(): Promise<void> }> {
+  return new Promise((resolve) => {
+    const server: ServerType = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      });
+    });
+  });
+}
