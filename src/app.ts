@@ -6,6 +6,12 @@ import { errorResponse, Messages } from './errors.js';
 import { openApiDocument } from './openapi.js';
 import { projectRoutes } from './projects/routes.js';
 import { rateLimit } from './ratelimit.js';
+import { ingestPublicRoutes } from './ingest/routes.js';
+import { ingestApiRoutes } from './ingest/api-routes.js';
+import { reportRoutes } from './reports/routes.js';
+import { goalRoutes } from './goals/routes.js';
+import { exportRoutes } from './export/routes.js';
+import { trackerRoutes } from './tracker/routes.js';
 import { createServices } from './services.js';
 
 /**
@@ -23,6 +29,8 @@ export function createApp(deps: Deps) {
   app.notFound((c) => c.json({ error: Messages.notFound }, 404));
 
   app.get('/health', (c) => c.json({ ok: true }));
+  app.route('/', trackerRoutes());
+  app.route('/', ingestPublicRoutes());
   app.route('/api/auth', authRoutes());
   app.route('/api/account', accountRoutes());
 
@@ -30,6 +38,10 @@ export function createApp(deps: Deps) {
   v1.use('*', authenticate());
   v1.use('*', rateLimit('api', (c) => c.get('auth').keyId ?? `session:${c.get('auth').accountId}`));
   v1.route('/projects', projectRoutes());
+  v1.route('/projects', ingestApiRoutes());
+  v1.route('/projects', reportRoutes());
+  v1.route('/projects', goalRoutes());
+  v1.route('/projects', exportRoutes());
   app.route('/api/v1', v1);
 
   const document = openApiDocument(app);
