@@ -1,0 +1,47 @@
+import type * as v from 'valibot';
+import type { Deps } from '../deps.js';
+import type { Project, Role } from '../projects/store.js';
+
+/** What a report's `run` receives besides its parsed parameters. */
+export interface ReportContext {
+  deps: Deps;
+  project: Project;
+  /** Caller's role in the project. */
+  role: Role;
+}
+
+/** One CSV column: header text and how to read the cell from a row. */
+export interface CsvColumn<Row> {
+  header: string;
+  value: (row: Row) => string | number | boolean | null | undefined;
+}
+
+/**
+ * A report is data: this one definition drives its REST route, its OpenAPI entry, its CSV
+ * form (`Accept: text/csv` and the export), and its MCP tool.
+ */
+export interface ReportDefinition<P extends v.GenericSchema = v.GenericSchema, R extends v.GenericSchema = v.GenericSchema, Row = unknown> {
+  /** Stable name: MCP tool `report_{name}`, CSV section id. */
+  name: string;
+  /** Route path below `/api/v1/projects`, e.g. `/:domain/stats`. */
+  path: string;
+  summary: string;
+  description?: string;
+  /** Query parameters (valibot); failures answer 400 with the schema's message. */
+  query: v.GenericSchema;
+  /** Path parameters beyond `domain`, when the report has any (e.g. `visitorId`). */
+  params?: v.GenericSchema;
+  response: R;
+  /** Roles allowed; defaults to every role. */
+  roles?: readonly Role[];
+  run(ctx: ReportContext, input: v.InferOutput<P>): Promise<v.InferOutput<R>>;
+  /** CSV form: section title, columns, and the rows of a result. */
+  csv?: { title: string; columns: CsvColumn<Row>[]; rows: (result: v.InferOutput<R>) => Row[] };
+}
+
+/** Identity helper that keeps a definition's types tied together. */
+export function defineReport<P extends v.GenericSchema, R extends v.GenericSchema, Row>(
+  def: ReportDefinition<P, R, Row> & { query: P },
+): ReportDefinition<P, R, Row> {
+  return def;
+}
