@@ -9,6 +9,13 @@ export const clickhouseSettings = {
   date_time_input_format: 'best_effort',
 } as const;
 
+/**
+ * The embedded engine applies per-call settings with `SET`, which outlives the call in its one
+ * session. A dedup token left behind would make every later insert look like a duplicate and be
+ * dropped, so each statement resets it unless the call sets its own.
+ */
+const embeddedSessionResets = { insert_deduplication_token: '' } as const;
+
 export interface NodeClickHouseOptions {
   url?: string;
   username?: string;
@@ -41,6 +48,6 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   return createClient({
     // chdb's Connection is structurally the client's; the published types differ only nominally.
     connection: createChdbConnection({ path }) as never,
-    clickhouse_settings: clickhouseSettings,
+    clickhouse_settings: { ...clickhouseSettings, ...embeddedSessionResets },
   } as never) as unknown as ClickHouseClient;
 }
