@@ -1,0 +1,206 @@
+import * as v from 'valibot';
+import type { Deps } from '../../deps.js';
+import { pathPatternRegex } from '../../goals/patterns.js';
+import { GOAL_TYPES, goalStore, type Goal, type GoalType } from '../../goals/store.js';
+import { defineReport } from '../definition.js';
+import { periodParam, reportQuery } from '../params.js';
+import { GOAL_BOT_PERIODS } from '../periods.js';
+import { periodParams, queryOne, queryRows, type QueryParams } from '../query.js';
+import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
+import { ROLLUP_WINDOW } from '../sql/window.js';
+
+/**
+ * What each goal type measures over the period (README and the OpenAPI description carry the
+ * same table):
+ *
+ * | type       | value                          | category   | direction | format   | current                                                      | conversionRate            |
+ * |------------|--------------------------------|------------|-----------|----------|--------------------------------------------------------------|---------------------------|
+ * | event      | custom/transaction event name  | conversion | up        | number   | unique visitors who fired the event                          | current ÷ period visitors |
+ * | pageview   | path pattern, `*` = any chars  | conversion | up        | number   | unique visitors with a pageview whose path matches           | current ÷ period visitors |
+ * | revenue    | transaction event name         | revenue    | up        | currency | sum of amounts in minor units, in the most used currency     | null                      |
+ * | traffic    | referrer source, '' = all      | traffic    | up        | number   | unique visitors (from that source when set)                  | null                      |
+ * | engagement | ''                             | engagement | up        | duration | average visit duration in seconds from leave events (0 none) | null                      |
+ *
+ * conversionRate is null when the period has no visitors. `currency` is the ISO code of a
+ * revenue goal's `current` (the currency with most transactions; ties by code), else null.
+ * `*` in a pageview pattern matches any sequence of characters, `/` included.
+ */
+export const GOAL_TYPE_TABLE = `| type | value | category | direction | format | current | conversionRate |
+|---|---|---|---|---|---|---|
+| event | custom or transaction event name | conversion | up | number | unique visitors who fired the event | current ÷ visitors of the period |
+| pageview | path pattern, \`*\` matches any characters including \`/\` | conversion | up | number | unique visitors with a pageview whose path matches | current ÷ visitors of the period |
+| revenue | transaction event name | revenue | up | currency | sum of transaction amounts in minor units, in the most used currency (\`currency\`) | null |
+| traffic | referrer source, \`""\` for all traffic | traffic | up | number | unique visitors (from that source when set) | null |
+| engagement | \`""\` | engagement | up | duration | average visit duration in seconds from leave events (0 when none) | null |
+
+conversionRate is null when the period has no visitors. \`currency\` is the ISO 4217 code of a revenue goal's \`current\` (the currency with the most transactions, ties by code), null for other types and for revenue goals without transactions.`;
+
+const CATEGORY = { event: 'conversion', pageview: 'conversion', revenue: 'revenue', traffic: 'traffic', engagement: 'engagement' } as const;
+const FORMAT = { event: 'number', pageview: 'number', revenue: 'currency', traffic: 'number', engagement: 'duration' } as const;
+
+const PERIOD_TOTALS_SQL = `
+SELECT uniqCombinedMerge(visitors) AS visitors, sum(leaves) AS leave_count, sum(duration_ms) AS duration_total
+FROM stats_15m
+WHERE ${ROLLUP_WINDOW}`;
+
+const EVENT_PEOPLE_SQL = `
+SELECT toString(event_name) AS name, uniqCombinedMerge(people) AS people
+FROM custom_events_15m
+WHERE ${ROLLUP_WINDOW} AND event_name IN {names:Array(String)}
+GROUP BY name`;
+
+const REVENUE_SQL = `
+SELECT toString(event_name) AS name, toString(currency) AS currency_code, sum(events) AS transaction_count, sum(amount_cents) AS amount_total
+FROM custom_events_15m
+WHERE ${ROLLUP_WINDOW} AND kind = 'transaction' AND event_name IN {names:Array(String)}
+GROUP BY name, currency_code`;
+
+/* Paths are merged first so each distinct path is matched once against every pattern. */
+const PAGEVIEW_SQL = `
+SELECT goal_index, uniqCombinedMerge(path_visitors) AS visitors
+FROM (
+  SELECT path, uniqCombinedMergeState(visitors) AS path_visitors
+  FROM pages_15m
+  WHERE ${ROLLUP_WINDOW}
+  GROUP BY path
+)
+ARRAY JOIN arrayFilter(i -> match(path, {patterns:Array(String)}[i]), range(1, length({patterns:Array(String)}) + 1)) AS goal_index
+GROUP BY goal_index`;
+
+const TRAFFIC_SQL = `
+SELECT toString(referrer_source) AS source, uniqCombinedMerge(visitors) AS visitors
+FROM referrers_15m
+WHERE ${ROLLUP_WINDOW} AND referrer_source IN {sources:Array(String)}
+GROUP BY source`;
+
+const GoalResult = v.object({
+  id: str('Goal identifier'),
+  name: str('Display name'),
+  type: v.pipe(v.picklist(GOAL_TYPES), v.description('Goal type')),
+  value: str('Matching value for the type'),
+  target: v.pipe(v.nullable(v.number()), v.description('Optional target')),
+  category: v.pipe(v.picklist(['conversion', 'revenue', 'traffic', 'engagement']), v.description('See the type table')),
+  direction: v.pipe(v.picklist(['up']), v.description('Which way is better: up for every current type')),
+  format: v.pipe(v.picklist(['number', 'currency', 'duration']), v.description('How to show `current`')),
+  current: num('Metric value for the period (see the type table)'),
+  conversionRate: v.pipe(v.nullable(v.number()), v.description('current ÷ visitors for conversion goals; null otherwise or without visitors')),
+  currency: v.pipe(v.nullable(v.string()), v.description('ISO 4217 code of a revenue goal’s current; null otherwise')),
+});
+export const GoalsResponse = v.object({ ...PeriodEntries, goals: v.array(GoalResult) });
+type GoalsResult = v.InferOutput<typeof GoalsResponse>;
+type GoalRow = v.InferOutput<typeof GoalResult>;
+
+const valuesOf = (goals: Goal[], type: GoalType) => [...new Set(goals.filter((g) => g.type === type).map((g) => g.value))];
+
+/** Runs `sql` only when the goals need it: a project without pageview goals never scans pages. */
+async function when<T>(needed: boolean, run: () => Promise<T>, empty: T): Promise<T> {
+  return needed ? run() : empty;
+}
+
+/** Revenue per transaction name in its most used currency (ties by code). */
+async function revenueByName(deps: Deps, params: QueryParams, names: string[]) {
+  const rows = await queryRows(deps, REVENUE_SQL, { ...params, names }, {
+    name: 'string',
+    currency_code: 'string',
+    transaction_count: 'number',
+    amount_total: 'number',
+  });
+  rows.sort((a, b) => b.transaction_count - a.transaction_count || (a.currency_code < b.currency_code ? -1 : a.currency_code > b.currency_code ? 1 : 0));
+  const best = new Map<string, { amount: number; currency: string }>();
+  for (const r of rows) if (!best.has(r.name)) best.set(r.name, { amount: r.amount_total, currency: r.currency_code });
+  return best;
+}
+
+/** GET /:domain/goals — every goal of the project with its metric over the period. */
+export const goalsReport = defineReport({
+  name: 'goals',
+  path: '/:domain/goals',
+  summary: 'Goals with their current value over the period',
+  description: `Periods: today, 7d, 30d (default), 6m, 12m. Works with API keys and sessions alike (full data).\n\n${GOAL_TYPE_TABLE}`,
+  query: reportQuery(periodParam(GOAL_BOT_PERIODS, '30d')),
+  response: GoalsResponse,
+  async run(ctx, input): Promise<GoalsResult> {
+    const period = resolveFor(ctx, input.period);
+    const goals = await goalStore.list(ctx.deps.redis, ctx.project.id);
+    const params = periodParams(ctx.project.id, period);
+    const events = valuesOf(goals, 'event');
+    const revenue = valuesOf(goals, 'revenue');
+    const patterns = valuesOf(goals, 'pageview');
+    const sources = valuesOf(goals, 'traffic').filter((s) => s !== '');
+    const [totals, people, money, pages, traffic] = await Promise.all([
+      queryOne(ctx.deps, PERIOD_TOTALS_SQL, params, { visitors: 'number', leave_count: 'number', duration_total: 'number' }),
+      when(events.length > 0, async () => {
+        const rows = await queryRows(ctx.deps, EVENT_PEOPLE_SQL, { ...params, names: events }, { name: 'string', people: 'number' });
+        return new Map(rows.map((r) => [r.name, r.people]));
+      }, new Map<string, number>()),
+      when(revenue.length > 0, () => revenueByName(ctx.deps, params, revenue), new Map<string, { amount: number; currency: string }>()),
+      when(patterns.length > 0, async () => {
+        const rows = await queryRows(ctx.deps, PAGEVIEW_SQL, { ...params, patterns: patterns.map(pathPatternRegex) }, {
+          goal_index: 'number',
+          visitors: 'number',
+        });
+        return new Map(rows.map((r) => [patterns[r.goal_index - 1]!, r.visitors]));
+      }, new Map<string, number>()),
+      when(sources.length > 0, async () => {
+        const rows = await queryRows(ctx.deps, TRAFFIC_SQL, { ...params, sources }, { source: 'string', visitors: 'number' });
+        return new Map(rows.map((r) => [r.source, r.visitors]));
+      }, new Map<string, number>()),
+    ]);
+    const rate = (current: number) => (totals.visitors > 0 ? current / totals.visitors : null);
+
+    const measure = (g: Goal): Pick<GoalRow, 'current' | 'conversionRate' | 'currency'> => {
+      switch (g.type) {
+        case 'event': {
+          const current = people.get(g.value) ?? 0;
+          return { current, conversionRate: rate(current), currency: null };
+        }
+        case 'pageview': {
+          const current = pages.get(g.value) ?? 0;
+          return { current, conversionRate: rate(current), currency: null };
+        }
+        case 'revenue': {
+          const m = money.get(g.value);
+          return { current: m?.amount ?? 0, conversionRate: null, currency: m?.currency ?? null };
+        }
+        case 'traffic':
+          return { current: g.value === '' ? totals.visitors : traffic.get(g.value) ?? 0, conversionRate: null, currency: null };
+        case 'engagement':
+          return {
+            current: totals.leave_count > 0 ? totals.duration_total / totals.leave_count / 1000 : 0,
+            conversionRate: null,
+            currency: null,
+          };
+      }
+    };
+
+    return {
+      ...periodFields(period),
+      goals: goals.map((g) => ({
+        id: g.id,
+        name: g.name,
+        type: g.type,
+        value: g.value,
+        target: g.target,
+        category: CATEGORY[g.type],
+        direction: 'up' as const,
+        format: FORMAT[g.type],
+        ...measure(g),
+      })),
+    };
+  },
+  csv: {
+    title: 'goals',
+    columns: [
+      { header: 'name', value: (g: GoalRow) => g.name },
+      { header: 'type', value: (g) => g.type },
+      { header: 'value', value: (g) => g.value },
+      { header: 'target', value: (g) => g.target },
+      { header: 'category', value: (g) => g.category },
+      { header: 'format', value: (g) => g.format },
+      { header: 'current', value: (g) => g.current },
+      { header: 'currency', value: (g) => g.currency },
+      { header: 'conversion_rate', value: (g) => g.conversionRate },
+    ],
+    rows: (r: GoalsResult) => r.goals,
+  },
+});

@@ -1,0 +1,139 @@
+import * as v from 'valibot';
+import type { ReportContext } from '../definition.js';
+import { defineReport } from '../definition.js';
+import { generalPeriod, limitParam, reportQuery } from '../params.js';
+import { periodParams, queryRows, type QueryParams } from '../query.js';
+import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
+import { RAW_WINDOW } from '../sql/window.js';
+
+/*
+ * One visitor's summary over the period, from raw events (per-visitor detail has no rollup).
+ * Dimensions come from the visitor's latest event; lastPath from the latest pageview, referrer
+ * from the first. Aliases differ from column names so no aggregate reads another's alias.
+ */
+const VISITOR_COLUMNS = `
+  toString(visitor_id) AS visitor,
+  toUnixTimestamp64Milli(min(ts)) AS first_ms,
+  toUnixTimestamp64Milli(max(ts)) AS last_ms,
+  countIf(kind = 'pageview') AS pageview_count,
+  uniqExact(session_id) AS session_count,
+  countIf(kind IN ('custom', 'transaction')) AS event_count,
+  sumIf(toUInt64(duration_ms), kind = 'leave') AS duration_total,
+  argMax(toString(country_name), ts) AS last_country,
+  argMax(toString(country_code), ts) AS last_country_code,
+  argMax(toString(city), ts) AS last_city,
+  argMax(toString(device), ts) AS last_device,
+  argMax(toString(browser), ts) AS last_browser,
+  argMax(toString(os), ts) AS last_os,
+  argMaxIf(path, ts, kind = 'pageview') AS last_path,
+  argMinIf(toString(referrer_source), ts, kind = 'pageview') AS first_referrer`;
+
+const RECENT_VISITORS_SQL = `
+SELECT ${VISITOR_COLUMNS}
+FROM events
+WHERE ${RAW_WINDOW}
+GROUP BY visitor_id
+ORDER BY last_ms DESC, visitor_id ASC
+LIMIT {limit:UInt32}`;
+
+const ONE_VISITOR_SQL = `
+SELECT ${VISITOR_COLUMNS}
+FROM events
+WHERE ${RAW_WINDOW} AND visitor_id = {visitorId:UInt64}
+GROUP BY visitor_id`;
+
+const VISITOR_SPEC = {
+  visitor: 'string',
+  first_ms: 'number',
+  last_ms: 'number',
+  pageview_count: 'number',
+  session_count: 'number',
+  event_count: 'number',
+  duration_total: 'number',
+  last_country: 'string',
+  last_country_code: 'string',
+  last_city: 'string',
+  last_device: 'string',
+  last_browser: 'string',
+  last_os: 'string',
+  last_path: 'string',
+  first_referrer: 'string',
+} as const;
+
+const orNull = (s: string) => (s === '' ? null : s);
+/** Epoch ms as ISO 8601 (UTC). */
+export const iso = (ms: number) => new Date(ms).toISOString();
+/** A described nullable string field for response schemas. */
+export const nullableStr = (description: string) => v.pipe(v.nullable(v.string()), v.description(description));
+
+/** Fields of a visitor, in the list and (with more) in the profile. */
+export const VisitorEntries = {
+  visitorId: str('Visitor id (unsigned 64-bit, decimal)'),
+  firstSeen: str('First event in the period (ISO 8601, UTC)'),
+  lastSeen: str('Last event in the period (ISO 8601, UTC)'),
+  pageviews: num('Pageviews in the period'),
+  sessions: num('Sessions in the period'),
+  events: num('Custom and transaction events in the period'),
+  country: nullableStr('Country name of the latest event; null when unknown'),
+  country_code: nullableStr('ISO 3166-1 alpha-2 of the latest event; null when unknown'),
+  city: nullableStr('City of the latest event; null when unknown'),
+  device: nullableStr('Device type of the latest event'),
+  browser: nullableStr('Browser of the latest event'),
+  os: nullableStr('Operating system of the latest event'),
+  lastPath: nullableStr('Path of the latest pageview; null without pageviews'),
+  referrer: nullableStr('Referrer source of the first pageview (`(direct)` when none); null without pageviews'),
+};
+const Visitor = v.object(VisitorEntries);
+type VisitorItem = v.InferOutput<typeof Visitor>;
+type VisitorRow = { [K in keyof typeof VISITOR_SPEC]: (typeof VISITOR_SPEC)[K] extends 'number' ? number : string };
+
+function visitorItem(r: VisitorRow): VisitorItem {
+  const hasPageview = r.pageview_count > 0;
+  return {
+    visitorId: r.visitor,
+    firstSeen: iso(r.first_ms),
+    lastSeen: iso(r.last_ms),
+    pageviews: r.pageview_count,
+    sessions: r.session_count,
+    events: r.event_count,
+    country: orNull(r.last_country),
+    country_code: orNull(r.last_country_code),
+    city: orNull(r.last_city),
+    device: orNull(r.last_device),
+    browser: orNull(r.last_browser),
+    os: orNull(r.last_os),
+    lastPath: hasPageview ? r.last_path : null,
+    referrer: hasPageview ? r.first_referrer : null,
+  };
+}
+
+/** One visitor's summary over the period, or null when the visitor has no event in it. */
+export async function findVisitor(ctx: ReportContext, params: QueryParams): Promise<(VisitorItem & { durationMs: number }) | null> {
+  const [row] = await queryRows(ctx.deps, ONE_VISITOR_SQL, params, VISITOR_SPEC);
+  return row ? { ...visitorItem(row), durationMs: row.duration_total } : null;
+}
+
+export const VisitorsResponse = v.object({ ...PeriodEntries, data: v.array(Visitor) });
+type Visitors = v.InferOutput<typeof VisitorsResponse>;
+
+/** GET /:domain/visitors — the most recently seen visitors of the period. */
+export const visitorsReport = defineReport({
+  name: 'visitors',
+  path: '/:domain/visitors',
+  summary: 'Recent visitors, last seen first',
+  description:
+    'Visitors with any event in the period, ordered by lastSeen descending (ties by visitor id ascending). ' +
+    'Location, device, browser and OS come from the latest event; referrer from the first pageview.',
+  query: reportQuery(generalPeriod(), limitParam(100, 10)),
+  response: VisitorsResponse,
+  async run(ctx, input): Promise<Visitors> {
+    const period = resolveFor(ctx, input.period);
+    const rows = await queryRows(ctx.deps, RECENT_VISITORS_SQL, { ...periodParams(ctx.project.id, period), limit: input.limit }, VISITOR_SPEC);
+    return { ...periodFields(period), data: rows.map(visitorItem) };
+  },
+  csv: {
+    title: 'visitors',
+    columns: (Object.keys(VisitorEntries) as (keyof VisitorItem)[]).map((key) => ({ header: key, value: (r: VisitorItem) => r[key] })),
+    rows: (r: Visitors) => r.data,
+  },
+});

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/adapters/clock.js';
+import { REPORT_PERIODS } from '../../src/reports/periods.js';
+import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
+import { callJson, chTime, csvLines, newProject, seededRandom } from '../helpers/report-fixtures.js';
+
+const NOW = Date.parse('2026-05-20T09:30:00Z');
+const DAY = 86_400_000;
+let h: Harness;
+let alice: TestUser;
+let bob: TestUser;
+beforeAll(async () => {
+  h = await createHarness({ clock: fixedClock(NOW) });
+  [alice, bob] = await Promise.all([h.user('alice'), h.user('bob')]);
+});
+afterAll(closeHarness);
+
+const METRICS = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'] as const;
+type Metric = (typeof METRICS)[number];
+type Vitals = { ts: number; path: string } & Record<Metric, number | null>;
+const LIMITS: Record<Metric, [number, number]> = { lcp: [2500, 4000], inp: [200, 500], cls: [0.1, 0.25], fcp: [1800, 3000], ttfb: [800, 1800] };
+const DECIMALS: Record<Metric, number> = { lcp: 1, inp: 1, cls: 4, fcp: 1, ttfb: 1 };
+
+async function insertVitals(projectId: string, rows: Vitals[]) {
+  await h.deps.clickhouse.insert({
+    table: 'events',
+    format: 'JSONEachRow',
+    values: rows.map(({ ts, ...rest }) => ({ project_id: projectId, ts: chTime(ts), kind: 'vitals', visitor_id: 1, session_id: 1, ...rest })),
+  });
+}
+
+/**
+ * Values exact in Float32 (whole ms; CLS in 1/256 steps) so sums are exact and the only
+ * definitions under test are p75, average and the ratings.
+ */
+function generate(seed: number): Vitals[] {
+  const r = seededRandom(seed);
+  const maybe = (make: () => number) => (r.next() < 0.25 ? null : make());
+  return Array.from({ length: 700 }, (_, i) => ({
+    ts: NOW - r.int(0, 100) * DAY - r.int(0, 80_000) * 1000 - i,
+    path: `/page-${Math.min(r.int(0, 13), r.int(0, 13))}`,
+    lcp: maybe(() => r.int(300, 6000)),
+    inp: maybe(() => r.int(8, 900)),
+    cls: maybe(() => r.int(0, 100) / 256),
+    fcp: maybe(() => r.int(200, 4000)),
+    ttfb: maybe(() => r.int(20, 2500)),
+  }));
+}
+
+const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** p75 as the sample at index floor(0.75·n) of the sorted values (ClickHouse quantileExact), mean, count, rating. */
+function metricOf(rows: Vitals[], m: Metric) {
+  const values = rows.map((r) => r[m]).filter((x): x is number => x !== null).sort((a, b) => a - b);
+  if (values.length === 0) return { p75: null, avg: null, samples: 0, rating: null };
+  const p75 = values[Math.floor(0.75 * values.length)]!;
+  const avg = values.reduce((s, x) => s + x, 0) / values.length;
+  const [good, poor] = LIMITS[m];
+  return { p75: round(p75, DECIMALS[m]), avg: round(avg, DECIMALS[m]), samples: values.length, rating: p75 <= good ? 'good' : p75 <= poor ? 'needs-improvement' : 'poor' };
+}
+
+const metricsOf = (rows: Vitals[]) => Object.fromEntries(METRICS.map((m) => [m, metricOf(rows, m)]));
+
+function reference(rows: Vitals[], from: number, to: number) {
+  const inside = rows.filter((r) => r.ts >= from && r.ts < to);
+  const byPath = new Map<string, Vitals[]>();
+  for (const r of inside) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
+  const pages = [...byPath]
+    .sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 10)
+    .map(([path, list]) => ({ path, samples: list.length, ...metricsOf(list) }));
+  return { overall: metricsOf(inside), pages };
+}
+
+describe('performance report', () => {
+  it('equals a TypeScript computation of p75, average, samples and rating for every period', async () => {
+    const { domain, id } = await newProject(h, alice, 'Pacific/Chatham');
+    const rows = generate(5);
+    await insertVitals(id, rows);
+    for (const key of REPORT_PERIODS) {
+      const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/performance?period=${key}`, alice.readKey);
+      expect(res.status).toBe(200);
+      const { period, from, to, ...rest } = res.body;
+      expect(period).toBe(key);
+      expect(rest, key).toEqual(reference(rows, Date.parse(from), Date.parse(to)));
+    }
+    const quarter = await callJson(h, 'GET', `/api/v1/projects/${domain}/performance?period=90d`, alice.readKey);
+    expect(quarter.body.pages).toHaveLength(10);
+    const ratings = new Set(quarter.body.pages.flatMap((p: Record<Metric, { rating: string }>) => METRICS.map((m) => p[m].rating)));
+    expect(ratings.size).toBeGreaterThan(1);
+  });
+
+  it('rates p75 by the web.dev thresholds, boundaries included, and answers nulls without samples', async () => {
+    const { domain, id } = await newProject(h, alice);
+    const at = NOW - 3_600_000;
+    const only = (path: string, lcp: number, cls: number | null): Vitals => ({ ts: at, path, lcp, inp: null, cls, fcp: null, ttfb: null });
+    await insertVitals(id, [only('/a', 2500, 0.09999999), only('/b', 4000, 0.25), only('/c', 4000.5, 0.2501), only('/c', 1, null)]);
+    const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/performance?period=today`, alice.readKey);
+    const pick = (path: string) => res.body.pages.find((p: { path: string }) => p.path === path);
+    expect(pick('/a').lcp).toEqual({ p75: 2500, avg: 2500, samples: 1, rating: 'good' });
+    expect(pick('/a').cls.rating).toBe('good');
+    expect(pick('/b').lcp.rating).toBe('needs-improvement');
+    expect(pick('/b').cls.rating).toBe('needs-improvement');
+    // Two LCP samples [1, 4000.5]: index floor(1.5) = 1 → 4000.5, poor.
+    expect(pick('/c').lcp).toEqual({ p75: 4000.5, avg: 2000.8, samples: 2, rating: 'poor' });
+    expect(pick('/c').cls).toMatchObject({ samples: 1, rating: 'poor' });
+    expect(pick('/c').inp).toEqual({ p75: null, avg: null, samples: 0, rating: null });
+    expect(res.body.pages.map((p: { path: string; samples: number }) => [p.path, p.samples])).toEqual([['/c', 2], ['/a', 1], ['/b', 1]]);
+
+    const csv = await csvLines(h, `/api/v1/projects/${domain}/performance?period=today`, alice.readKey);
+    expect(csv[0]).toBe('scope,metric,p75,avg,samples,rating');
+    expect(csv).toContain('(overall),lcp,4000.5,2625.4,4,poor'); // sorted [1, 2500, 4000, 4000.5], index 3
+    expect(csv).toContain('/c,inp,,,0,');
+    expect(csv).toHaveLength(1 + 5 * 4);
+
+    const empty = await newProject(h, alice);
+    const none = await callJson(h, 'GET', `/api/v1/projects/${empty.domain}/performance`, alice.readKey);
+    expect(none.body.period).toBe('30d');
+    expect(none.body.pages).toEqual([]);
+    expect(none.body.overall.ttfb).toEqual({ p75: null, avg: null, samples: 0, rating: null });
+  });
+
+  it('refuses bad periods, missing credentials and foreign projects', async () => {
+    const { domain } = await newProject(h, alice);
+    const base = `/api/v1/projects/${domain}/performance`;
+    expect(await callJson(h, 'GET', `${base}?period=all`, alice.readKey)).toEqual({
+      status: 400,
+      body: { error: 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week' },
+    });
+    expect(await callJson(h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
+    expect(await callJson(h, 'GET', base, bob.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
+  });
+});
