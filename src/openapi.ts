@@ -16,6 +16,18 @@ export const documentation = {
     securitySchemes: {
       bearerApiKey: { type: 'http', scheme: 'bearer', description: 'API key `sl_…` (read or write scope)' },
       session: { type: 'http', scheme: 'bearer', description: 'Session token `sls_…` from POST /api/auth/login' },
+      oauth2: {
+        type: 'oauth2',
+        description: 'OAuth 2.1 access token `slo_…` for the MCP endpoint only (audience `{base}/mcp`); PKCE S256, dynamic client registration at /oauth/register',
+        flows: {
+          authorizationCode: {
+            authorizationUrl: '/oauth/authorize',
+            tokenUrl: '/oauth/token',
+            refreshUrl: '/oauth/token',
+            scopes: { read: 'Read projects and reports', write: 'Create and update projects and goals' },
+          },
+        },
+      },
     },
   },
 } as const;

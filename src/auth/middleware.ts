@@ -3,8 +3,21 @@ import type { AppEnv } from '../deps.js';
 import { readOnly, unauthorized } from '../errors.js';
 import type { AuthContext } from './context.js';
 import { findApiKeyByHash, findSession, getAccount, IdentityKeys } from './store.js';
-import { parseToken, sha256Hex } from './tokens.js';
+import { parseToken, sha256Hex, timingSafeEqualHex } from './tokens.js';
 import type { Services } from '../services.js';
+import { findAccessToken } from '../oauth/store.js';
+
+/**
+ * Env key under which an in-process caller (the MCP endpoint) hands an already verified
+ * credential to the REST routes it dispatches to. A symbol: no request from the network and
+ * no Workers binding can carry it.
+ */
+export const INTERNAL_AUTH = Symbol('sightline.internal-auth');
+
+/** The credential handed in by an in-process caller, if any. */
+export function internalAuth(env: unknown): AuthContext | undefined {
+  return env && typeof env === 'object' ? (env as { [INTERNAL_AUTH]?: AuthContext })[INTERNAL_AUTH] : undefined;
+}
 
 function bearer(header: string | undefined): string | null {
   if (!header) return null;
@@ -31,12 +44,17 @@ export async function resolveCredential(
   let ctx: AuthContext | null = null;
   if (kind === 'key') {
     const record = await findApiKeyByHash(redis, hash);
-    if (record && record.hash === hash) {
+    if (record && timingSafeEqualHex(record.hash, hash)) {
       ctx = { accountId: record.accountId, via: 'key', scope: record.scope, keyId: record.id };
       // Best effort: a failed write of the last-used time must not fail the request.
       redis.set(IdentityKeys.apiKeyUsed(record.id), new Date(now).toISOString()).catch(() => {});
     }
-  } else {
+  } else if (kind === 'oauth') {
+    const record = await findAccessToken(redis, hash, now);
+    if (record && (await getAccount(redis, record.accountId))) {
+      ctx = { accountId: record.accountId, via: 'oauth', scope: record.scope, audience: record.resource };
+    }
+  } else if (kind === 'session') {
     const session = await findSession(redis, hash, now);
     if (session && (await getAccount(redis, session.accountId))) {
       ctx = { accountId: session.accountId, via: 'session', scope: 'write' };
@@ -46,12 +64,16 @@ export async function resolveCredential(
   return ctx;
 }
 
-/** Requires a valid API key or session. `sessionOnly` refuses API keys (dashboard routes). */
+/**
+ * Requires a valid API key or session. `sessionOnly` refuses API keys (dashboard routes).
+ * OAuth access tokens are bound to the MCP resource (RFC 8707), so REST refuses them when
+ * they arrive over the network; MCP tools reach REST in-process with INTERNAL_AUTH.
+ */
 export const authenticate = (opts: { sessionOnly?: boolean } = {}) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const token = bearer(c.req.header('Authorization'));
-    const ctx = await resolveCredential(c.get('services'), token);
-    if (!ctx || (opts.sessionOnly && ctx.via !== 'session')) throw unauthorized();
+    const handedIn = internalAuth(c.env);
+    const ctx = handedIn ?? (await resolveCredential(c.get('services'), bearer(c.req.header('Authorization'))));
+    if (!ctx || (opts.sessionOnly && ctx.via !== 'session') || (!handedIn && ctx.via === 'oauth')) throw unauthorized();
     c.set('auth', ctx);
     await next();
   });

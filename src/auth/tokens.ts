@@ -1,14 +1,16 @@
 /**
  * Credential formats. API keys: `sl_` + 22 base62 chars (≥128 bits) + 6-char base62 CRC32
- * checksum. Session tokens: `sls_` + the same body. The checksum lets a garbled or made-up
- * credential be refused without a Redis lookup.
+ * checksum. Session tokens: `sls_` + the same body; OAuth access tokens `slo_`, refresh tokens
+ * `slr_`, authorization codes `slc_`. The checksum lets a garbled or made-up credential be
+ * refused without a Redis lookup.
  */
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LEN = 22;
 const SUM_LEN = 6;
 
-export type TokenKind = 'key' | 'session';
-const PREFIX: Record<TokenKind, string> = { key: 'sl_', session: 'sls_' };
+export type TokenKind = 'key' | 'session' | 'oauth' | 'refresh' | 'code';
+const PREFIX: Record<TokenKind, string> = { key: 'sl_', session: 'sls_', oauth: 'slo_', refresh: 'slr_', code: 'slc_' };
+const KIND_BY_PREFIX = new Map(Object.entries(PREFIX).map(([kind, prefix]) => [prefix, kind as TokenKind]));
 
 function randomBase62(length: number): string {
   const out: string[] = [];
@@ -55,13 +57,13 @@ export function generateToken(kind: TokenKind): string {
   return PREFIX[kind] + body + checksum(body);
 }
 
-const SHAPE = new RegExp(`^(sl_|sls_)([0-9A-Za-z]{${BODY_LEN}})([0-9A-Za-z]{${SUM_LEN}})$`);
+const SHAPE = new RegExp(`^(sl[socr]?_)([0-9A-Za-z]{${BODY_LEN}})([0-9A-Za-z]{${SUM_LEN}})$`);
 
 /** The kind of a well-formed credential with a valid checksum, else null. No I/O. */
 export function parseToken(token: string): TokenKind | null {
   const m = SHAPE.exec(token);
   if (!m || checksum(m[2]) !== m[3]) return null;
-  return m[1] === 'sl_' ? 'key' : 'session';
+  return KIND_BY_PREFIX.get(m[1]) ?? null;
 }
 
 /** SHA-256 hex digest: the only form in which credentials are stored. */
