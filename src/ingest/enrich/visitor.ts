@@ -1,0 +1,111 @@
+import * as nodeCrypto from 'node:crypto';
+import type { Redis } from '@upstash/redis';
+
+/**
+ * Visitor identity without cookies (DESIGN.md §6): a 64-bit keyed hash of (daily salt,
+ * project id, IP, UA). The salt changes every UTC day and its key expires 48 h after creation,
+ * so once it is gone nobody — us included — can link an id to an IP or to another day's id.
+ * The IP is an input of the hash only; it is never stored.
+ */
+
+/** Salts live 48 h: created at the latest during the day before theirs, they outlive their day. */
+export const SALT_TTL_SECONDS = 48 * 3600;
+const DAY_MS = 86_400_000;
+
+const saltKey = (day: string): string => `salt:${day}`;
+const utcDay = (now: number): string => new Date(now).toISOString().slice(0, 10);
+
+function randomSalt(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes));
+}
+
+/**
+ * The salt of `day`, created if missing — one round trip: `SET NX GET` answers the salt another
+ * process stored first, or nil when ours was stored.
+ */
+async function ensureSalt(redis: Redis, day: string): Promise<string> {
+  const mine = randomSalt();
+  const existing = await redis.set<string>(saltKey(day), mine, { nx: true, get: true, ex: SALT_TTL_SECONDS });
+  return existing === null || existing === undefined ? mine : String(existing);
+}
+
+/** The first 8 bytes of a hex digest as an unsigned 64-bit decimal string. */
+const first8BytesAsDecimal = (hex: string): string => BigInt(`0x${hex.slice(0, 16)}`).toString();
+
+/**
+ * Daily salts cached in-process per day: Redis is asked once per day per process. Concurrent
+ * first requests of a day share one pending fetch; a failed fetch is forgotten so the next
+ * event retries.
+ */
+export class SaltStore {
+  private readonly salts = new Map<string, Promise<string>>();
+
+  constructor(private readonly redis: Redis) {}
+
+  saltFor(now: number): Promise<string> {
+    const day = utcDay(now);
+    let salt = this.salts.get(day);
+    if (!salt) {
+      salt = ensureSalt(this.redis, day);
+      salt.catch(() => this.salts.delete(day));
+      this.salts.set(day, salt);
+      // Keep the two newest days: events straddling midnight still find yesterday's salt.
+      while (this.salts.size > 2) this.salts.delete([...this.salts.keys()].sort()[0]!);
+    }
+    return salt;
+  }
+}
+
+/** Hashes identities with the day's salt; one per app so the salt cache lives as long as it. */
+export interface VisitorHasher {
+  /** The visitor id (UInt64 as a decimal string) of this IP and UA on `now`'s UTC day. */
+  visitorId(projectId: string, ip: string, ua: string, now: number): Promise<string>;
+}
+
+/**
+ * Creates the app's visitor hasher over its Redis. HMAC-SHA-256 comes from node:crypto
+ * (Node, and Workers with nodejs_compat) rather than WebCrypto: the same MAC, but
+ * synchronous — `crypto.subtle.sign` measured 25–90 µs per event here against ~2–8 µs.
+ */
+export function createVisitorHasher(redis: Redis): VisitorHasher {
+  const salts = new SaltStore(redis);
+  return {
+    async visitorId(projectId, ip, ua, now) {
+      const salt = await salts.saltFor(now);
+      // NUL separators: no field can run into the next one and collide.
+      return first8BytesAsDecimal(nodeCrypto.createHmac('sha256', salt).update(`${projectId}\0${ip}\0${ua}`).digest('hex'));
+    },
+  };
+}
+
+/** One-off visitor id without an in-process salt cache; prefer `createVisitorHasher` per app. */
+export function visitorId(redis: Redis, projectId: string, ip: string, ua: string, now: number): Promise<string> {
+  return createVisitorHasher(redis).visitorId(projectId, ip, ua, now);
+}
+
+/**
+ * Pre-creates today's and tomorrow's salts (the daily cron job) so the first event after
+ * midnight does not race to create one. Expiry is left to the keys' TTL. Returns the keys.
+ */
+export async function rotateSalts(redis: Redis, now: number): Promise<string[]> {
+  const days = [utcDay(now), utcDay(now + DAY_MS)];
+  await Promise.all(days.map((d) => ensureSalt(redis, d)));
+  return days.map(saltKey);
+}
+
+/** Hex SHA-256: Node's one-shot `crypto.hash` (≥ 20.12, ~2× faster) when present, else createHash. */
+const sha256Hex: (text: string) => string =
+  typeof nodeCrypto.hash === 'function'
+    ? (text) => nodeCrypto.hash('sha256', text, 'hex')
+    : (text) => nodeCrypto.createHash('sha256').update(text).digest('hex');
+
+/**
+ * A stable UInt64 (decimal string) for an external id, e.g. the `visitorId`/`sessionId`
+ * strings of imported events: the first 8 bytes of SHA-256, so the same string always maps
+ * to the same id. Synchronous (node:crypto, available on Workers with nodejs_compat) because
+ * imports hash two ids per line.
+ */
+export function hashToUInt64(text: string): string {
+  return first8BytesAsDecimal(sha256Hex(text));
+}
