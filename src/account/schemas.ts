@@ -5,7 +5,7 @@ const Email = v.pipe(v.string('email is required'), v.trim(), v.toLowerCase(), v
 export const LoginBody = v.object({
   email: v.pipe(v.string('email and password are required'), v.trim(), v.minLength(1, 'email and password are required')),
   password: v.pipe(v.string('email and password are required'), v.minLength(1, 'email and password are required')),
-});
+}, 'email and password are required');
 export const LoginResult = v.object({ token: v.string(), expiresAt: v.string() });
 export const OkResult = v.object({ ok: v.boolean() });
 
@@ -37,7 +37,7 @@ export const ApiKeyList = v.object({ keys: v.array(ApiKeyItem) });
 export const CreateKeyBody = v.object({
   scope: v.picklist(['read', 'write'], 'scope must be read or write'),
   name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(80, 'name must be at most 80 characters')), ''),
-});
+}, 'scope must be read or write');
 export const CreatedKey = v.object({ ...ApiKeyItem.entries, key: v.string() });
-export const DeleteKeyBody = v.object({ id: v.pipe(v.string('id is required'), v.minLength(1, 'id is required')) });
+export const DeleteKeyBody = v.object({ id: v.pipe(v.string('id is required'), v.minLength(1, 'id is required')) }, 'id is required');
 export const ConfirmBody = v.object({ confirm: v.literal(true, 'Pass `confirm` true') }, 'Pass `confirm` true');

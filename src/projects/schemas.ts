@@ -64,7 +64,8 @@ export const CreateProjectBody = v.object({
   ),
   domain: v.pipe(v.string(Messages.nameDomainRequired), v.trim(), v.minLength(1, Messages.nameDomainRequired)),
   timeZone: v.optional(TimeZone('timeZone must be a valid IANA time zone, e.g. Europe/Berlin'), 'UTC'),
-});
+  // A missing key or a body that is not an object reports the object's message, not valibot's.
+}, Messages.nameDomainRequired);
 
 /** Every field PATCH accepts; an unknown field or any invalid value refuses the whole body. */
 export const UpdateProjectBody = v.pipe(
@@ -73,10 +74,9 @@ export const UpdateProjectBody = v.pipe(
       name: v.optional(Name(Messages.noValidFields)),
       timeZone: v.optional(TimeZone(Messages.noValidFields)),
       publicStatsEnabled: v.optional(v.boolean(Messages.noValidFields)),
-      brandColor: v.optional(v.nullable(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/)), Messages.noValidFields)),
-      icon: v.optional(
-        v.nullable(v.pipe(v.string(), v.maxLength(2048), v.url(), v.startsWith('https://')), Messages.noValidFields),
-      ),
+      // null clears the value (the second argument of v.nullable would be a default, not a message).
+      brandColor: v.optional(v.nullable(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/)))),
+      icon: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(2048), v.url(), v.startsWith('https://')))),
     },
     Messages.noValidFields,
   ),

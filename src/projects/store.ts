@@ -60,15 +60,18 @@ export async function createProject(
     createdAt: new Date(now).toISOString(),
     ownerId: input.ownerId,
   };
+  // The record is written before the claim: a loser of the race then always finds the
+  // holder's owner, and so tells "you already have it" from "another account has it".
+  await saveProject(redis, project);
   const claimed = await redis.set(ProjectKeys.domain(input.domain), project.id, { nx: true });
   if (claimed !== 'OK') {
+    await redis.del(ProjectKeys.project(project.id));
     const holderId = await redis.get<string>(ProjectKeys.domain(input.domain));
     const holder = holderId ? await getProject(redis, String(holderId)) : null;
     return { ok: false, reason: holder?.ownerId === input.ownerId ? 'own' : 'foreign' };
   }
   await redis
     .multi()
-    .set(ProjectKeys.project(project.id), project)
     .hset(ProjectKeys.members(project.id), { [input.ownerId]: 'owner' })
     .zadd(ProjectKeys.accountProjects(input.ownerId), { score: now, member: project.id })
     .exec();

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config.js';
+
+describe('parseConfig', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const cfg = parseConfig({});
+    expect(cfg).toMatchObject({
+      PORT: 8787,
+      DATA_DIR: './data',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      CLICKHOUSE_DATABASE: 'default',
+      RATE_LIMIT_API_PER_MIN: 600,
+      RATE_LIMIT_PATCH_PER_MIN: 30,
+      RATE_LIMIT_VERIFY_PER_MIN: 10,
+      RATE_LIMIT_EXPORT_PER_MIN: 10,
+      RATE_LIMIT_WINDOW_SEC: 60,
+    });
+  });
+
+  it('reads given values and ignores unknown variables', () => {
+    const cfg = parseConfig({ PORT: '9000', REDIS_URL: 'rediss://h:6380/2', RATE_LIMIT_PATCH_PER_MIN: '3', HOME: '/root' });
+    expect(cfg.PORT).toBe(9000);
+    expect(cfg.REDIS_URL).toBe('rediss://h:6380/2');
+    expect(cfg.RATE_LIMIT_PATCH_PER_MIN).toBe(3);
+    expect(cfg).not.toHaveProperty('HOME');
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '-1'],
+    ['REDIS_URL', 'http://x'],
+    ['RETENTION_DAYS', '0'],
+    ['RATE_LIMIT_API_PER_MIN', '1.5'],
+    ['PUBLIC_URL', 'not a url'],
+    ['CLICKHOUSE_DATABASE', 'drop table;'],
+  ])('%s=%s throws a ConfigError naming the variable', (name, value) => {
+    let caught: unknown;
+    try {
+      parseConfig({ [name]: value });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as Error).message).toContain(name);
+  });
+
+  it('requires the Upstash token when the Upstash URL is set', () => {
+    expect(() => parseConfig({ UPSTASH_REDIS_REST_URL: 'https://x.upstash.io' })).toThrow(/UPSTASH_REDIS_REST_TOKEN/);
+  });
+});
+
+describe('node entry with a bad value', () => {
+  it('exits non-zero and names PORT on stderr', async () => {
+    const child = spawn('npx', ['tsx', 'src/entry/node.ts'], {
+      cwd: process.cwd(),
+      env: { ...process.env, PORT: 'abc', REDIS_URL: 'redis://127.0.0.1:1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(stderr).toMatch(/PORT/);
+  });
+});
