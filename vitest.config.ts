@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // test/workers runs inside workerd under its own config (test/workers/vitest.config.ts).
+    exclude: ['test/workers/**', 'node_modules/**'],
     // chdb is a process-wide engine with one data directory: every test file gets its own fork.
     pool: 'forks',
     isolate: true,

@@ -1,4 +1,4 @@
-import { UAParser } from 'ua-parser-js';
+import UAParser from 'ua-parser-js';
 import { memoizeBounded } from './memo.js';
 
 /** The device classes the reports know (contract: devices report). */

@@ -1,0 +1,101 @@
+/// <reference path="./worker-configuration.d.ts" />
+/// <reference path="./worker-runtime.d.ts" />
+import { createClient } from '@clickhouse/client-web';
+import { Redis } from '@upstash/redis/cloudflare';
+import { createApp } from '../app.js';
+import type { ClickHouseClient } from '../adapters/clickhouse.js';
+import { clickhouseSettings } from '../adapters/clickhouse.js';
+import { systemClock } from '../adapters/clock.js';
+import { parseConfig, type Config } from '../config.js';
+import type { Deps } from '../deps.js';
+import { consumeEvents, keepDeadLetters, queueSink, type EventsMessage } from '../ingest/queue-sink.js';
+import { runScheduledJobs } from '../jobs/scheduled.js';
+
+/** Bindings and secrets of the Worker (names from wrangler.toml; secrets set with wrangler). */
+export interface WorkerEnv extends Omit<Env, 'EVENTS_QUEUE'> {
+  EVENTS_QUEUE: Queue<EventsMessage>;
+  [key: string]: unknown;
+}
+
+interface Isolate {
+  fingerprint: string;
+  deps: Deps;
+  app: ReturnType<typeof createApp>;
+}
+
+let isolate: Isolate | null = null;
+
+/** String-valued vars and secrets: what the config schema reads. */
+const stringVars = (env: WorkerEnv) =>
+  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+
+function requireCloud(config: Config): asserts config is Config & { UPSTASH_REDIS_REST_URL: string; CLICKHOUSE_URL: string } {
+  if (!config.UPSTASH_REDIS_REST_URL) throw new Error('UPSTASH_REDIS_REST_URL is required on Workers');
+  if (!config.CLICKHOUSE_URL) throw new Error('CLICKHOUSE_URL is required on Workers');
+}
+
+/** Config is parsed and adapters built once per isolate (again only if the vars change). */
+function isolateFor(env: WorkerEnv): Isolate {
+  const vars = stringVars(env);
+  const fingerprint = JSON.stringify(vars);
+  if (isolate && isolate.fingerprint === fingerprint) return isolate;
+  const config = parseConfig(vars);
+  requireCloud(config);
+  const redis = new Redis({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN ?? '', enableTelemetry: false });
+  const clickhouse = createClient({
+    url: config.CLICKHOUSE_URL,
+    username: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+    database: config.CLICKHOUSE_DATABASE,
+    clickhouse_settings: clickhouseSettings,
+  }) as unknown as ClickHouseClient;
+  const deps: Deps = { config, redis, clickhouse, clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS) };
+  isolate = { fingerprint, deps, app: createApp(deps) };
+  return isolate;
+}
+
+/** Exports written by the scheduled job go to R2. */
+function r2ExportStore(bucket: R2Bucket) {
+  return {
+    async put(name: string, csv: string) {
+      await bucket.put(name, csv, { httpMetadata: { contentType: 'text/csv; charset=utf-8' } });
+    },
+    async list(prefix: string) {
+      const { objects } = await bucket.list({ prefix });
+      return objects.map((o) => ({ name: o.key, size: o.size, createdAt: o.uploaded.toISOString() }));
+    },
+    async get(name: string) {
+      const obj = await bucket.get(name);
+      return obj ? obj.text() : null;
+    },
+  };
+}
+
+export default {
+  fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Response | Promise<Response> {
+    let app;
+    try {
+      app = isolateFor(env).app;
+    } catch (err) {
+      return Response.json({ error: `Service misconfigured: ${(err as Error).message}` }, { status: 500 });
+    }
+    return app.fetch(request, env, ctx as never);
+  },
+
+  async queue(batch: MessageBatch<EventsMessage>, env: WorkerEnv): Promise<void> {
+    // The dead-letter queue's consumer keeps what could not be inserted, so nothing is lost silently.
+    if (batch.queue.endsWith('-dlq')) {
+      await keepDeadLetters(batch, async (name, body) => {
+        await env.EXPORTS.put(name, body, { httpMetadata: { contentType: 'application/json' } });
+      });
+      return;
+    }
+    await consumeEvents(batch, isolateFor(env).deps.clickhouse);
+  },
+
+  /** Cron: salt rotation and due scheduled exports; a failed job fails the run so it shows in the dashboard. */
+  async scheduled(controller: ScheduledController, env: WorkerEnv): Promise<void> {
+    const { errors } = await runScheduledJobs(isolateFor(env).deps, controller.scheduledTime);
+    if (errors.length > 0) throw new Error(errors.join('; '));
+  },
+};

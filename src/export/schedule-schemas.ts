@@ -1,0 +1,49 @@
+import * as v from 'valibot';
+import { REPORT_PERIODS } from '../reports/periods.js';
+import { FREQUENCIES } from './schedule-store.js';
+
+const WEBHOOK_MESSAGE = 'webhookUrl must be an https URL (at most 2000 characters) or null';
+const LIMIT_MESSAGE = 'limit must be an integer from 1 to 500';
+
+/** Body of `PUT …/export/schedule`. */
+export const ScheduleBody = v.object(
+  {
+    frequency: v.picklist(FREQUENCIES, `frequency must be one of: ${FREQUENCIES.join(', ')}`),
+    period: v.optional(v.picklist(REPORT_PERIODS, `period must be one of: ${REPORT_PERIODS.join(', ')}`), '30d'),
+    limit: v.optional(v.pipe(v.number(LIMIT_MESSAGE), v.integer(LIMIT_MESSAGE), v.minValue(1, LIMIT_MESSAGE), v.maxValue(500, LIMIT_MESSAGE)), 100),
+    webhookUrl: v.optional(
+      v.nullable(
+        v.pipe(
+          v.string(WEBHOOK_MESSAGE),
+          v.trim(),
+          v.maxLength(2000, WEBHOOK_MESSAGE),
+          v.url(WEBHOOK_MESSAGE),
+          v.check((u) => /^https:\/\//i.test(u), WEBHOOK_MESSAGE),
+        ),
+      ),
+      null,
+    ),
+    rotateSecret: v.optional(v.boolean('rotateSecret must be true or false'), false),
+  },
+  'Body must be a JSON object with frequency (daily, weekly or monthly), period and optional webhookUrl',
+);
+
+/** A schedule as the API shows it: never the secret, except `webhookSecret` once on PUT. */
+export const ScheduleView = v.object({
+  frequency: v.picklist(FREQUENCIES),
+  period: v.picklist(REPORT_PERIODS),
+  limit: v.number(),
+  webhookUrl: v.nullable(v.string()),
+  nextRunAt: v.pipe(v.string(), v.isoTimestamp()),
+  lastRunAt: v.nullable(v.string()),
+  lastFile: v.nullable(v.string()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  webhookSecret: v.optional(v.string()),
+});
+
+export const ExportFileList = v.object({
+  exports: v.array(v.object({ name: v.string(), size: v.number(), createdAt: v.string() })),
+});
+
+export const DeletedResult = v.object({ ok: v.literal(true) });

@@ -1,0 +1,32 @@
+import type { Deps } from '../deps.js';
+import { runScheduledJobs } from './scheduled.js';
+
+/**
+ * The Node counterpart of the Workers cron trigger: runs the periodic jobs every `intervalMs`
+ * (60 s). Ticks never overlap; the timer is unref'd so it never keeps the process alive, and
+ * `stop()` waits for a running tick. The jobs lock in Redis, so several processes may run this.
+ */
+export function startScheduler(deps: Deps, opts: { intervalMs?: number } = {}): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    if (running) return;
+    running = runScheduledJobs(deps, deps.clock.now())
+      .then((summary) => {
+        for (const e of summary.errors) console.error(`[sightline] scheduled job: ${e}`);
+      })
+      .catch((err) => console.error(`[sightline] scheduled jobs failed: ${(err as Error).message}`))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const timer = setInterval(tick, opts.intervalMs ?? 60_000);
+  timer.unref();
+  // At start too: a process that was down catches up its missed slot now, not a minute later.
+  tick();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { Deps } from '../deps.js';
+import { buildExportCsv } from '../export/build.js';
+import { nextSlot, scheduledFileName, scheduleStore, slotLockKey, slotStart, storeName, type ExportSchedule } from '../export/schedule-store.js';
+import { getProject, type Project } from '../projects/store.js';
+import { deliverWebhook, type Fetch } from './webhook.js';
+
+/** Schedules handled per tick; the rest wait for the next tick (cron runs are time-boxed). */
+const MAX_PER_TICK = 50;
+
+export interface ExportRun {
+  projectId: string;
+  file: string;
+  size: number;
+  webhook?: { status: number } | { error: string };
+}
+
+async function collect(chunks: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const chunk of chunks) text += chunk;
+  return text;
+}
+
+async function runOne(deps: Deps, project: Project, schedule: ExportSchedule, slot: number, now: number, fetchImpl?: Fetch): Promise<ExportRun> {
+  const store = deps.exportStore!;
+  // The same generator as GET …/export, run as the owner would see it.
+  const csv = await collect(buildExportCsv({ deps, project, role: 'owner' }, { period: schedule.period, limit: schedule.limit }));
+  const file = scheduledFileName(project.domain, schedule.period, slot);
+  await store.put(storeName(project.id, file), csv);
+  await scheduleStore.completed(deps.redis, project.id, { slot, file, now });
+  const run: ExportRun = { projectId: project.id, file, size: new TextEncoder().encode(csv).length };
+  if (schedule.webhookUrl) {
+    const path = `/api/v1/projects/${encodeURIComponent(project.domain)}/exports/${encodeURIComponent(file)}`;
+    run.webhook = await deliverWebhook(
+      schedule.webhookUrl,
+      schedule.secret,
+      {
+        type: 'export.ready',
+        domain: project.domain,
+        period: schedule.period,
+        frequency: schedule.frequency,
+        file,
+        size: run.size,
+        slot: new Date(slot).toISOString(),
+        generatedAt: new Date(now).toISOString(),
+        downloadPath: path,
+        downloadUrl: deps.config.PUBLIC_URL ? new URL(path, deps.config.PUBLIC_URL).toString() : null,
+      },
+      fetchImpl,
+    );
+  }
+  return run;
+}
+
+/**
+ * Runs every export schedule due at `now`. A schedule that missed several slots (the cron was
+ * down) runs once, for the current slot, then moves to the next boundary. A slot runs at most
+ * once: its lock (SET NX PX until the next boundary) is taken before the work, kept after
+ * success and released after a failure so the next tick retries.
+ */
+export async function runDueExports(deps: Deps, now: number, opts: { fetch?: Fetch } = {}): Promise<{ runs: ExportRun[]; errors: string[] }> {
+  const runs: ExportRun[] = [];
+  const errors: string[] = [];
+  if (!deps.exportStore) return { runs, errors };
+  const { redis } = deps;
+  for (const projectId of await scheduleStore.due(redis, now, MAX_PER_TICK)) {
+    const schedule = await scheduleStore.get(redis, projectId);
+    const project = schedule ? await getProject(redis, projectId) : null;
+    if (!schedule || !project) {
+      await scheduleStore.forget(redis, projectId);
+      continue;
+    }
+    const slot = slotStart(schedule.frequency, now);
+    const next = nextSlot(schedule.frequency, now);
+    if (schedule.lastSlot === slot) {
+      await scheduleStore.skipTo(redis, projectId, next);
+      continue;
+    }
+    const lock = slotLockKey(projectId, slot);
+    if ((await redis.set(lock, now, { nx: true, px: Math.max(next - now, 1000) + 3_600_000 })) !== 'OK') continue;
+    try {
+      runs.push(await runOne(deps, project, schedule, slot, now, opts.fetch));
+    } catch (err) {
+      await redis.del(lock);
+      errors.push(`export of ${project.domain} failed: ${(err as Error).message}`);
+    }
+  }
+  return { runs, errors };
+}

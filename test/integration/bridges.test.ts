@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient as createWebClient } from '@clickhouse/client-web';
+import { Redis } from '@upstash/redis';
+import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
+import { startUpstashBridge } from '../../scripts/bridges/upstash-rest.js';
+import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
+
+let h: Harness;
+let ch: Awaited<ReturnType<typeof startClickHouseBridge>>;
+let up: Awaited<ReturnType<typeof startUpstashBridge>>;
+beforeAll(async () => {
+  h = await createHarness();
+  ch = await startClickHouseBridge({ clickhouse: h.deps.clickhouse });
+  up = await startUpstashBridge({ redisUrl: TEST_REDIS_URL, token: 'bridge-token' });
+});
+afterAll(async () => {
+  await ch.close();
+  await up.close();
+  await closeHarness();
+});
+
+describe('ClickHouse HTTP bridge', () => {
+  it('answers @clickhouse/client-web queries with bound parameters, inserts and errors', async () => {
+    const web = createWebClient({ url: ch.url, clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } });
+    const table = `bridge_${unique('t').replace(/-/g, '_')}`;
+    await web.command({ query: 'CREATE TABLE ' + table + ' (id UInt64, name String) ENGINE = MergeTree ORDER BY id' });
+    await web.insert({ table, values: [{ id: 1, name: "it's" }, { id: 2, name: 'b' }], format: 'JSONEachRow' });
+    const rs = await web.query({
+      query: 'SELECT id, name FROM ' + table + ' WHERE name != {skip:String} AND id IN {ids:Array(UInt64)} ORDER BY id',
+      query_params: { skip: 'b', ids: [1, 2] },
+      format: 'JSONEachRow',
+    });
+    expect(await rs.json()).toEqual([{ id: '1', name: "it's" }]);
+    await expect(web.query({ query: 'SELECT nope FROM ' + table, format: 'JSONEachRow' })).rejects.toThrow(/nope/);
+    expect((await web.ping()).success).toBe(true);
+    await web.command({ query: 'DROP TABLE ' + table });
+    await web.close();
+  });
+});
+
+describe('Upstash REST bridge', () => {
+  it('serves single commands, pipelines and transactions with base64 encoding', async () => {
+    const redis = new Redis({ url: up.url, token: 'bridge-token', enableTelemetry: false });
+    const key = `bridge:${unique('k')}`;
+    await redis.set(key, { a: 1, s: 'ü' }, { ex: 60 });
+    expect(await redis.get(key)).toEqual({ a: 1, s: 'ü' });
+    const p = redis.pipeline();
+    p.incr(`${key}:n`);
+    p.incr(`${key}:n`);
+    expect(await p.exec()).toEqual([1, 2]);
+    const tx = redis.multi();
+    tx.set(`${key}:t`, 'x');
+    tx.get(`${key}:t`);
+    expect(await tx.exec()).toEqual(['OK', 'x']);
+    await expect(redis.incr(key)).rejects.toThrow(/not an integer|WRONGTYPE/);
+    await redis.del(key, `${key}:n`, `${key}:t`);
+  });
+
+  it('refuses a wrong token', async () => {
+    const res = await fetch(up.url, { method: 'POST', headers: { Authorization: 'Bearer nope' }, body: '["PING"]' });
+    expect(res.status).toBe(401);
+  });
+});
