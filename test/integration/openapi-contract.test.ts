@@ -137,6 +137,12 @@ function successCalls(): Record<string, () => Promise<Call>> {
       await h.call('PUT', v1('/export/schedule'), { token: alice.writeKey, body: { frequency: 'daily' } });
       return api('DELETE', v1('/export/schedule'));
     },
+    'POST /api/v1/projects/{domain}/members': async () => api('POST', v1('/members'), { email: (await h.user('member')).email, role: 'member' }),
+    'DELETE /api/v1/projects/{domain}/members': async () => {
+      const { email } = await h.user('ex-member');
+      await h.call('POST', v1('/members'), { token: alice.writeKey, body: { email, role: 'admin' } });
+      return api('DELETE', v1('/members'), { email });
+    },
     'POST /oauth/register': async () => ({ method: 'POST', path: '/oauth/register', headers: JSON_TYPE, body: json({ redirect_uris: ['https://agent.example/cb'], client_name: 'Contract' }) }),
     'POST /oauth/token': async () => {
       const c = await client();
@@ -163,6 +169,8 @@ function successCalls(): Record<string, () => Promise<Call>> {
 function errorCall(method: string, docPath: string, op: Operation, params: Record<string, string>): Call {
   const path = fill(docPath, params);
   if ((op.security ?? []).length > 0) return { method, path, headers: JSON_TYPE, body: method === 'GET' ? undefined : '{}' };
+  // Public stats routes fail for a project whose stats are not public.
+  if (docPath.includes('share/{domain}')) return { method, path: fill(docPath, { ...params, domain: 'no-such-project.example' }), headers: {} };
   if (method === 'GET') return { method, path: `${path}?client_id=`, headers: {} };
   const type = docPath.startsWith('/oauth/') && docPath !== '/oauth/register' ? FORM : JSON_TYPE;
   return { method, path, headers: type, body: type === FORM ? 'grant_type=nonsense' : '{"bad": true' };
@@ -172,6 +180,8 @@ beforeAll(async () => {
   h = await createHarness({ clock: fixedClock(NOW) });
   alice = await h.user('alice');
   site = await newProject(h, alice);
+  // The public stats routes (/share, /api/share) answer only for a project with public stats on.
+  await h.call('PATCH', `/api/v1/projects/${site.domain}`, { token: alice.writeKey, body: { publicStatsEnabled: true } });
   await insertEvents(h.deps.clickhouse, site.id, [
     makeEvent({ ts: NOW - 3600_000, visitor: 1 }),
     makeEvent({ ts: NOW - 3500_000, visitor: 1, kind: 'custom', eventName: 'signup' }),

@@ -1,0 +1,72 @@
+import { Hono, type Context } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import type { AppEnv } from '../deps.js';
+import { errorsFor, json } from '../http/openapi-helpers.js';
+import { validate } from '../http/validate.js';
+import { clientIp } from '../ingest/client-ip.js';
+import { rateLimit } from '../ratelimit.js';
+import type { ReportDefinition } from '../reports/definition.js';
+import { reports } from '../reports/registry.js';
+import { respond } from '../reports/respond.js';
+import { loadPublicProject } from './public-project.js';
+
+/**
+ * Reports a public stats page shows: aggregates only. Per-visitor detail (visitors, profiles)
+ * and funnels (their definitions are not public) stay behind sign-in.
+ */
+export const SHARED_REPORTS = ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'devices', 'browsers', 'os', 'events', 'goals', 'bots', 'performance'] as const;
+
+/** What the share page needs to draw itself: the project's public face. */
+export const SharedProject = v.object({
+  name: v.string(),
+  domain: v.string(),
+  timeZone: v.string(),
+  brandColor: v.nullable(v.string()),
+  icon: v.nullable(v.string()),
+});
+
+function mountReport(app: Hono<AppEnv>, def: ReportDefinition) {
+  app.get(
+    def.path,
+    describeRoute({
+      tags: ['Public stats'],
+      summary: `Public: ${def.summary}`,
+      description: `The ${def.name} report of a project with public stats enabled; no credential. 404 when the project does not exist or its public stats are off.`,
+      responses: { 200: json(def.summary, def.response), ...errorsFor(400, 404, 429) },
+    }),
+    validate('query', def.query),
+    async (c: Context<AppEnv>) => {
+      const project = await loadPublicProject(c);
+      const query = c.req.valid('query' as never) as object;
+      // Read-only and aggregate: the viewer gets a member's view of the shared reports.
+      const result = await def.run({ deps: c.get('services').deps, project, role: 'member' }, query);
+      return respond(c, def, result);
+    },
+  );
+}
+
+/**
+ * The read-only API behind /share/{domain}, mounted at /api/share. Each route runs the report
+ * registry's own definition (no second copy of report logic); rate limited per client address.
+ */
+export function shareApiRoutes() {
+  const app = new Hono<AppEnv>();
+  app.use('*', rateLimit('api', (c) => `share:${clientIp(c, c.get('services').deps.config.TRUST_PROXY)}`));
+  app.get(
+    '/:domain',
+    describeRoute({
+      tags: ['Public stats'],
+      summary: 'Public: name and brand of a project with public stats enabled',
+      responses: { 200: json('Shared project', SharedProject), ...errorsFor(404, 429) },
+    }),
+    async (c) => {
+      const p = await loadPublicProject(c);
+      return c.json({ name: p.name, domain: p.domain, timeZone: p.timeZone, brandColor: p.brandColor, icon: p.icon });
+    },
+  );
+  for (const def of reports) {
+    if ((SHARED_REPORTS as readonly string[]).includes(def.name)) mountReport(app, def);
+  }
+  return app;
+}

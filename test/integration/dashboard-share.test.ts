@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHARED_REPORTS } from '../../src/dashboard/share-api.js';
+import { JS_NAME } from '../../src/dashboard/assets.generated.js';
+import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
+import { newProject } from '../helpers/report-fixtures.js';
+
+let h: Harness;
+let owner: TestUser;
+let site: { domain: string; id: string };
+
+async function importEvents(domain: string, token: string) {
+  const at = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
+  const lines = [
+    { timestamp: at(30), kind: 'pageview', visitorId: 'a', sessionId: 'a1', url: `https://${domain}/`, countryCode: 'NL', city: 'Amsterdam' },
+    { timestamp: at(20), kind: 'pageview', visitorId: 'b', sessionId: 'b1', url: `https://${domain}/docs` },
+    { timestamp: at(10), kind: 'pageview', visitorId: 'b', sessionId: 'b1', url: `https://${domain}/docs` },
+  ];
+  const res = await h.call('POST', `/api/v1/projects/${domain}/import`, { token, body: lines.map((l) => JSON.stringify(l)).join('\n'), headers: { 'Content-Type': 'application/x-ndjson' } });
+  expect(await res.json()).toMatchObject({ imported: 3 });
+}
+
+beforeAll(async () => {
+  h = await createHarness();
+  owner = await h.user('owner');
+  site = await newProject(h, owner);
+  await importEvents(site.domain, owner.writeKey);
+});
+afterAll(closeHarness);
+
+describe('dashboard pages', () => {
+  it('serves the app shell at / with its hashed assets and a strict CSP', async () => {
+    const res = await h.call('GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await res.text();
+    expect(html).toContain(`<script type="module" src="/assets/${JS_NAME}"></script>`);
+    expect(html).toContain('data-base="http://localhost"');
+    expect((await h.call('GET', `/assets/${JS_NAME}`)).status).toBe(200);
+  });
+
+  it('uses PUBLIC_URL as the base when configured', async () => {
+    const other = await createHarness({ env: { PUBLIC_URL: 'https://stats.example.net/' } });
+    expect(await (await other.call('GET', '/')).text()).toContain('data-base="https://stats.example.net"');
+  });
+});
+
+describe('public stats (/share and /api/share)', () => {
+  it('answers 404 while public stats are off, and for unknown domains', async () => {
+    const page = await h.call('GET', `/share/${site.domain}`);
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain('Page not found');
+    expect((await h.call('GET', `/api/share/${site.domain}/stats`)).status).toBe(404);
+    expect(await (await h.call('GET', `/api/share/${site.domain}`)).json()).toEqual({ error: 'Project not found' });
+    expect((await h.call('GET', '/share/nothing-here.example')).status).toBe(404);
+  });
+
+  it('serves the page and the registry reports once enabled, equal to the signed-in answers', async () => {
+    await h.call('PATCH', `/api/v1/projects/${site.domain}`, { token: owner.writeKey, body: { publicStatsEnabled: true, brandColor: '#0f766e' } });
+    const page = await h.call('GET', `/share/${site.domain.toUpperCase()}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`data-share="${site.domain}"`);
+    expect(html).toContain('data-brand="#0f766e"');
+
+    expect(await (await h.call('GET', `/api/share/${site.domain}`)).json()).toEqual({ name: 'Reports', domain: site.domain, timeZone: 'UTC', brandColor: '#0f766e', icon: null });
+    for (const name of ['stats', 'pages', 'countries', 'timeseries', 'devices']) {
+      const shared = await h.call('GET', `/api/share/${site.domain}/${name}?period=7d`);
+      expect(shared.status, name).toBe(200);
+      const signedIn = await h.call('GET', `/api/v1/projects/${site.domain}/${name}?period=7d`, { token: owner.readKey });
+      expect(await shared.json(), name).toEqual(await signedIn.json());
+    }
+    const stats = (await (await h.call('GET', `/api/share/${site.domain}/stats?period=24h`)).json()) as { pageviews: number; visitors: number };
+    expect(stats).toMatchObject({ pageviews: 3, visitors: 2 });
+  });
+
+  it('validates the query like the signed-in routes', async () => {
+    const res = await h.call('GET', `/api/share/${site.domain}/pages?period=forever`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^period must be one of: 24h, today, 7d/);
+  });
+
+  it('keeps per-visitor detail and funnels private', async () => {
+    expect(SHARED_REPORTS).not.toContain('visitors');
+    expect((await h.call('GET', `/api/share/${site.domain}/visitors`)).status).toBe(404);
+    expect((await h.call('GET', `/api/share/${site.domain}/funnels`)).status).toBe(404);
+  });
+
+  it('goes dark again when public stats are turned off', async () => {
+    await h.call('PATCH', `/api/v1/projects/${site.domain}`, { token: owner.writeKey, body: { publicStatsEnabled: false } });
+    expect((await h.call('GET', `/share/${site.domain}`)).status).toBe(404);
+    expect((await h.call('GET', `/api/share/${site.domain}/stats`)).status).toBe(404);
+  });
+});
+
+describe('project members API', () => {
+  const members = (token: string, method = 'GET', body?: unknown) => h.call(method, `/api/v1/projects/${site.domain}/members`, { token, body });
+
+  it('lets the owner add, list, re-role and remove members by email', async () => {
+    const friend = await h.user('friend');
+    const added = await members(owner.writeKey, 'POST', { email: friend.email.toUpperCase(), role: 'member' });
+    expect(added.status).toBe(201);
+    expect(await added.json()).toMatchObject({ email: friend.email, role: 'member' });
+    expect((await h.call('GET', `/api/v1/projects/${site.domain}/pages`, { token: friend.readKey })).status).toBe(200);
+    // A member cannot manage members: the project 404.
+    expect((await members(friend.writeKey)).status).toBe(404);
+    expect((await members(owner.writeKey, 'POST', { email: friend.email, role: 'admin' })).status).toBe(201);
+    const list = (await (await members(owner.readKey)).json()) as { members: { email: string; role: string }[] };
+    expect(list.members.map((m) => [m.email, m.role])).toEqual([[owner.email, 'owner'], [friend.email, 'admin']]);
+    // Admins see reports but still not members.
+    expect((await members(friend.writeKey, 'POST', { email: owner.email, role: 'member' })).status).toBe(404);
+    expect((await members(owner.writeKey, 'DELETE', { email: friend.email })).status).toBe(200);
+    expect((await h.call('GET', `/api/v1/projects/${site.domain}`, { token: friend.readKey })).status).toBe(404);
+    expect((await members(owner.writeKey, 'DELETE', { email: friend.email })).status).toBe(404);
+  });
+
+  it('refuses unknown accounts, the owner, bad bodies and read-only keys', async () => {
+    const unknown = await members(owner.writeKey, 'POST', { email: 'nobody-here@test.example', role: 'admin' });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toEqual({ error: 'No account with that email' });
+    expect(await (await members(owner.writeKey, 'POST', { email: owner.email, role: 'admin' })).json()).toEqual({ error: 'The owner cannot be added or removed as a member' });
+    expect((await members(owner.writeKey, 'DELETE', { email: owner.email })).status).toBe(400);
+    expect(await (await members(owner.writeKey, 'POST', { email: 'x@y.example', role: 'owner' })).json()).toEqual({ error: 'role must be one of: admin, member' });
+    expect(await (await members(owner.writeKey, 'POST', { email: 'not-an-email', role: 'admin' })).json()).toEqual({ error: 'email must be an email address' });
+    expect((await members(owner.readKey, 'POST', { email: 'x@y.example', role: 'admin' })).status).toBe(403);
+    expect((await h.call('GET', `/api/v1/projects/${site.domain}/members`)).status).toBe(401);
+  });
+});
