@@ -39,6 +39,13 @@ export const ConfigSchema = v.object({
   INGEST_IP_PER_MIN: intFrom('INGEST_IP_PER_MIN', 6000),
   INGEST_PROJECT_PER_SEC: intFrom('INGEST_PROJECT_PER_SEC', 20000),
   RETENTION_DAYS: intFrom('RETENTION_DAYS', 1095),
+  /** Believe X-Forwarded-For / X-Real-IP / CF-Connecting-IP: only behind a proxy that sets them. */
+  TRUST_PROXY: v.pipe(
+    v.optional(v.string(), 'false'),
+    v.transform((s) => s.trim().toLowerCase()),
+    v.picklist(['1', '0', 'true', 'false', 'yes', 'no', ''], 'TRUST_PROXY must be true or false'),
+    v.transform((s) => s === '1' || s === 'true' || s === 'yes'),
+  ),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

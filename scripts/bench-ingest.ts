@@ -1,0 +1,240 @@
+/**
+ * Ingestion benchmark (`npm run bench:ingest`).
+ *
+ * Starts the real Node entry (batcher sink, embedded ClickHouse in a temp DATA_DIR, Redis db 9)
+ * as a child process on a loopback port, then:
+ *  1. autocannon POSTs realistic tracker events to /api/event over 64 connections, each from one
+ *     of 8192 X-Forwarded-For addresses (TRUST_PROXY=1): first as fast as possible (the ceiling),
+ *     then at a fixed 5 000 events/s for 30 s (latency at the target load);
+ *  2. streams a generated 1 000 000-line NDJSON file to the import endpoint.
+ * The server is then stopped (SIGTERM flushes its buffer) and the bench opens the same data
+ * directory to count rows: events stored must equal 2xx answers (zero loss) and imported lines.
+ *
+ * Options: --ceiling 10 (s of the as-fast-as-possible run) --duration 30 --rate 5000 (offered
+ * events/s of the sustained run) --connections 64 --lines 1000000
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import autocannon from 'autocannon';
+import { connectNodeClickHouse } from '../src/adapters/clickhouse.js';
+import { connectRespRedis } from '../src/adapters/redis-resp.js';
+import { createAccount, createApiKey } from '../src/auth/store.js';
+import { createProject } from '../src/projects/store.js';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const DURATION = arg('duration', 30);
+const CONNECTIONS = arg('connections', 64);
+const LINES = arg('lines', 1_000_000);
+const RATE = arg('rate', 5000);
+const CEILING_SECONDS = arg('ceiling', 10);
+const PORT = arg('port', 18000 + Math.floor(Math.random() * 1000));
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
+const BASE = `http://127.0.0.1:${PORT}`;
+
+const UAS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36',
+  'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
+  'Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+];
+const REFERRERS = [undefined, undefined, 'https://www.google.com/', 'https://news.ycombinator.com/', 'https://t.co/abc', 'https://duckduckgo.com/'];
+
+const peakRssMb = (pid: number) => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { hwm: kb('VmHWM') / 1024, rss: kb('VmRSS') / 1024 };
+};
+
+async function startServer(dataDir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/node.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      REDIS_URL,
+      TRUST_PROXY: '1',
+      INGEST_PROJECT_PER_SEC: '1000000',
+      INGEST_IP_PER_MIN: '1000000',
+      RATE_LIMIT_API_PER_MIN: '100000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr!.on('data', (d) => process.stderr.write(`  [server] ${d}`));
+  const ready = new Promise<void>((ok, fail) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('listening on')) ok();
+    });
+    child.once('exit', (code) => fail(new Error(`server exited with ${code}`)));
+  });
+  await ready;
+  return child;
+}
+
+function eventBody(i: number, site: string, domain: string) {
+  const page = Math.floor(Math.abs(Math.sin(i) * 10_000)) % 200;
+  const kind = i % 10 === 9 ? 'leave' : i % 25 === 0 ? 'custom' : 'pageview';
+  return JSON.stringify({
+    site,
+    kind,
+    url: `https://${domain}/blog/post-${page}?utm_source=${i % 7 === 0 ? 'newsletter' : ''}`,
+    referrer: REFERRERS[i % REFERRERS.length],
+    screenWidth: [390, 1440, 1920, 820][i % 4],
+    ...(kind === 'leave' ? { durationMs: 1000 + (i % 60_000) } : {}),
+    ...(kind === 'custom' ? { name: 'Signup', props: { plan: i % 2 ? 'pro' : 'free' } } : {}),
+  });
+}
+
+async function httpPhase(site: string, domain: string, opts: { duration: number; rate?: number }) {
+  // Bodies and headers are prepared up front so the load generator, which shares the two cores
+  // with the server, spends its time sending rather than building JSON.
+  const variants = Array.from({ length: 8192 }, (_, i) => ({
+    headers: {
+      'content-type': 'text/plain;charset=UTF-8',
+      'user-agent': UAS[i % UAS.length],
+      'x-forwarded-for': `${11 + (i % 200)}.${(i >> 8) & 255}.${i & 255}.${1 + (i % 250)}`,
+    },
+    body: eventBody(i, site, domain),
+  }));
+  let n = 0;
+  return autocannon({
+    url: `${BASE}/api/event`,
+    connections: CONNECTIONS,
+    duration: opts.duration,
+    // A fixed offered rate measures latency at that load; without it the run finds the ceiling.
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req: autocannon.Request) => ({ ...req, ...variants[n++ % variants.length] }),
+      },
+    ],
+  });
+}
+
+async function writeNdjson(path: string, domain: string) {
+  const out = createWriteStream(path);
+  const start = Date.UTC(2026, 0, 1);
+  for (let i = 0; i < LINES; i++) {
+    const kind = i % 10 === 9 ? 'leave' : 'pageview';
+    const line = JSON.stringify({
+      timestamp: new Date(start + i * 1000).toISOString(),
+      kind,
+      visitorId: `v${i % 50_000}`,
+      sessionId: `s${Math.floor(i / 5)}`,
+      url: `https://${domain}/docs/page-${i % 500}`,
+      referrer: REFERRERS[i % REFERRERS.length],
+      countryCode: ['US', 'DE', 'FR', 'IN', 'BR'][i % 5],
+      city: ['Boston', 'Berlin', 'Paris', 'Pune', 'Recife'][i % 5],
+      browser: ['Chrome', 'Safari', 'Firefox'][i % 3],
+      os: ['Windows', 'macOS', 'Android', 'iOS'][i % 4],
+      device: ['Desktop', 'Mobile'][i % 2],
+      ...(kind === 'leave' ? { durationMs: 5000 } : {}),
+    });
+    if (!out.write(line + '\n')) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+async function main() {
+  const work = mkdtempSync(join(tmpdir(), 'sightline-bench-ingest-'));
+  const dataDir = join(work, 'data');
+  const { redis, close: closeRedis } = await connectRespRedis({ url: REDIS_URL });
+  const now = Date.now();
+  const account = await createAccount(redis, { email: `bench-${now}@bench.example`, password: 'bench bench bench' }, now);
+  const key = await createApiKey(redis, { accountId: account.id, scope: 'write', name: 'bench' }, now);
+  const mk = async (label: string) => {
+    const domain = `${label}-${now.toString(36)}.bench.example`;
+    const created = await createProject(redis, { name: label, domain, timeZone: 'UTC', ownerId: account.id }, now);
+    if (!created.ok) throw new Error('could not create the bench project');
+    return { domain, id: created.project.id };
+  };
+  const live = await mk('live');
+  const imported = await mk('import');
+  await closeRedis();
+
+  const { loadavg, cpus } = await import('node:os');
+  console.log(`# ingest benchmark — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const server = await startServer(dataDir);
+  let ok = 0;
+  let refused = 0;
+  try {
+    const report = (r: autocannon.Result, seconds: number) => {
+      ok += r['2xx'];
+      refused += r.non2xx;
+      const eps = r['2xx'] / (r.duration || seconds);
+      console.log(`requests: ${r.requests.sent} sent, ${r.requests.total} answered: 2xx ${r['2xx']}, non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}; by status ${JSON.stringify(r.statusCodeStats)}`);
+      console.log(`throughput: ${Math.round(eps)} events/s accepted`);
+      console.log(`latency: p50 ${r.latency.p50} ms, p90 ${r.latency.p90} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms`);
+      return eps;
+    };
+    console.log(`\n## 1a. POST /api/event, ceiling: ${CONNECTIONS} connections as fast as they go for ${CEILING_SECONDS} s`);
+    const ceiling = report(await httpPhase(live.id, live.domain, { duration: CEILING_SECONDS }), CEILING_SECONDS);
+    console.log(`\n## 1b. POST /api/event, sustained: ${RATE} events/s offered over ${CONNECTIONS} connections for ${DURATION} s`);
+    const r = await httpPhase(live.id, live.domain, { duration: DURATION, rate: RATE });
+    const eps = report(r, DURATION);
+    console.log(`targets: ≥ 5000 events/s sustained ${eps >= 5000 * 0.98 ? 'MET' : 'MISSED'} (ceiling ${Math.round(ceiling)}/s); p99 < 25 ms at that rate ${r.latency.p99 < 25 ? 'MET' : 'MISSED'}`);
+    console.log(`server RSS after phase 1: ${peakRssMb(server.pid!).rss.toFixed(0)} MB (peak so far ${peakRssMb(server.pid!).hwm.toFixed(0)} MB)`);
+
+    console.log(`\n## 2. Import: ${LINES.toLocaleString('en')} NDJSON lines, streamed`);
+    const file = join(work, 'import.ndjson');
+    const genStart = performance.now();
+    await writeNdjson(file, imported.domain);
+    console.log(`generated ${(statSync(file).size / 1e6).toFixed(0)} MB in ${((performance.now() - genStart) / 1000).toFixed(1)} s`);
+    let maxRss = 0;
+    const sampler = setInterval(() => {
+      maxRss = Math.max(maxRss, peakRssMb(server.pid!).rss);
+    }, 50);
+    const t0 = performance.now();
+    const res = await fetch(`${BASE}/api/v1/projects/${imported.domain}/import`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key.key}`, 'Content-Type': 'application/x-ndjson', 'X-Import-Batch-Id': 'bench-1' },
+      body: Readable.toWeb(createReadStream(file, { highWaterMark: 1 << 20 })) as ReadableStream,
+      duplex: 'half',
+    } as RequestInit);
+    const answer = (await res.json()) as { imported: number; rejected: number };
+    const secs = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
+    const lps = LINES / secs;
+    console.log(`answer: HTTP ${res.status} ${JSON.stringify(answer)}`);
+    console.log(`throughput: ${Math.round(lps)} lines/s (${secs.toFixed(2)} s) — target ≥ 100000 ${lps >= 100_000 ? 'MET' : 'MISSED'}`);
+    console.log(`server RSS during import: max ${maxRss.toFixed(0)} MB sampled; process peak (maxRSS) ${peakRssMb(server.pid!).hwm.toFixed(0)} MB`);
+  } finally {
+    server.kill('SIGTERM');
+    await once(server, 'exit');
+  }
+
+  console.log('\n## 3. Zero loss: rows in ClickHouse after the server flushed and stopped');
+  const ch = await connectNodeClickHouse({ dataDir });
+  const count = async (id: string) => {
+    const rs = await ch.query({ query: 'SELECT count() AS n FROM events WHERE project_id = {id:String}', query_params: { id }, format: 'JSONEachRow' });
+    return Number((await rs.json<{ n: string }>())[0].n);
+  };
+  const liveRows = await count(live.id);
+  const importRows = await count(imported.id);
+  // Requests still in flight when a run stops (at most one per connection per run) are cut off
+  // client-side though the server may have stored them: rows lie between the 2xx answers and that.
+  const inFlight = 2 * CONNECTIONS;
+  const lossless = liveRows >= ok && liveRows <= ok + inFlight;
+  console.log(`live events: ${liveRows} rows for ${ok} 2xx answers (+${liveRows - ok} from requests cut off in flight, at most ${inFlight}; ${refused} refused) — ${lossless ? 'ZERO LOSS' : 'MISMATCH'}`);
+  console.log(`imported: ${importRows} rows for ${LINES} lines — ${importRows === LINES ? 'OK' : 'MISMATCH'}`);
+  await ch.close();
+  rmSync(work, { recursive: true, force: true });
+  if (!lossless || importRows !== LINES) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
+

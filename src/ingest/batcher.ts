@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { ClickHouseClient } from '../adapters/clickhouse.js';
+import { insertCompact, toCompactRow, TABLE_COLUMNS, type IngestTable } from './insert.js';
+import type { EventSink } from './sink.js';
+
+/** `write` refused because the buffer is at its bound (ClickHouse has been down too long). */
+export class BufferFullError extends Error {
+  override name = 'BufferFullError';
+}
+
+export interface BatcherOptions {
+  /** A batch is sealed and sent once it holds this many rows… */
+  maxBatchRows?: number;
+  /** …or once its oldest row has waited this long. */
+  flushIntervalMs?: number;
+  /** Rows held in memory at most (open + waiting batches); beyond it `write` rejects. */
+  maxBufferedRows?: number;
+  /** First retry delay; doubles up to `maxRetryDelayMs`. */
+  retryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /** Where outage lines go (console.error by default). */
+  log?: (line: string) => void;
+}
+
+interface Batch {
+  rows: unknown[][];
+  /** Fixed when the batch is sealed and reused on every retry, so a retry is never stored twice. */
+  token: string;
+}
+
+/** One table's buffer: rows not yet in a batch, and sealed batches waiting to be inserted in order. */
+class TableQueue {
+  open: unknown[][] = [];
+  sealed: Batch[] = [];
+  draining: Promise<void> | null = null;
+
+  seal(): void {
+    if (this.open.length === 0) return;
+    this.sealed.push({ rows: this.open, token: randomUUID() });
+    this.open = [];
+  }
+}
+
+/**
+ * The Node event sink: buffers rows per table in memory and inserts them in batches (by count,
+ * by time, and on flush/close). A failed batch is retried with backoff under the same
+ * `insert_deduplication_token`, so ClickHouse stores it exactly once; while ClickHouse is down the
+ * buffer holds up to `maxBufferedRows` and drains when it returns.
+ *
+ * Durability: `write` resolves once rows are in this process's buffer. A crash (not a clean
+ * SIGTERM/SIGINT, which flushes) loses what is buffered — at most about one flush interval of
+ * events while ClickHouse is healthy, the whole backlog while it is down.
+ */
+export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): EventSink & { buffered(): number } {
+  // Serializing a batch blocks the event loop (~4 µs a row): 2000 rows keep each stall to a few ms.
+  const maxBatchRows = opts.maxBatchRows ?? 2000;
+  const flushIntervalMs = opts.flushIntervalMs ?? 1000;
+  const maxBuffered = opts.maxBufferedRows ?? 1_000_000;
+  const baseDelay = opts.retryDelayMs ?? 200;
+  const maxDelay = opts.maxRetryDelayMs ?? 5000;
+  const log = opts.log ?? ((line: string) => console.error(line));
+
+  const queues: Record<IngestTable, TableQueue> = { events: new TableQueue(), bot_hits: new TableQueue() };
+  let buffered = 0;
+  let failingSince = 0;
+  let closed = false;
+
+  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+  async function insertWithRetry(table: IngestTable, batch: Batch): Promise<void> {
+    let delay = baseDelay;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await insertCompact(ch, table, batch.rows, { token: batch.token });
+        if (failingSince) {
+          log(`[sightline] ingest: ClickHouse inserts recovered after ${Math.round((Date.now() - failingSince) / 1000)} s; draining ${buffered} buffered rows`);
+          failingSince = 0;
+        }
+        return;
+      } catch (err) {
+        if (!failingSince) failingSince = Date.now();
+        // One line per doubling keeps an outage visible without flooding the log.
+        if ((attempt & (attempt - 1)) === 0) {
+          log(`[sightline] ingest: ClickHouse insert into ${table} failed (attempt ${attempt}, ${buffered} rows buffered of ${maxBuffered}); retrying: ${(err as Error).message}`);
+        }
+        await sleep(delay);
+        delay = Math.min(delay * 2, maxDelay);
+      }
+    }
+  }
+
+  function drain(table: IngestTable): Promise<void> {
+    const q = queues[table];
+    q.draining ??= (async () => {
+      while (q.sealed.length > 0) {
+        const batch = q.sealed[0];
+        await insertWithRetry(table, batch);
+        q.sealed.shift();
+        buffered -= batch.rows.length;
+      }
+    })().finally(() => {
+      q.draining = null;
+    });
+    return q.draining;
+  }
+
+  function sealAll(): void {
+    for (const table of Object.keys(queues) as IngestTable[]) {
+      queues[table].seal();
+      if (queues[table].sealed.length > 0) void drain(table);
+    }
+  }
+
+  const timer = setInterval(sealAll, flushIntervalMs);
+  timer.unref?.();
+
+  async function flush(): Promise<void> {
+    sealAll();
+    // Rows written while we wait are sealed into later batches; loop until everything is in.
+    for (const table of Object.keys(queues) as IngestTable[]) {
+      const q = queues[table];
+      while (q.draining || q.sealed.length > 0 || q.open.length > 0) {
+        q.seal();
+        await drain(table);
+      }
+    }
+  }
+
+  return {
+    async write(table, rows) {
+      if (rows.length === 0) return;
+      if (closed) throw new Error('event sink is closed');
+      if (!(table in TABLE_COLUMNS)) throw new Error(`unknown ingest table ${table}`);
+      if (buffered + rows.length > maxBuffered) {
+        log(`[sightline] ingest: buffer full (${buffered} rows waiting for ClickHouse); refusing ${rows.length} rows`);
+        throw new BufferFullError('event buffer is full');
+      }
+      const q = queues[table];
+      for (const row of rows) q.open.push(toCompactRow(table, row));
+      buffered += rows.length;
+      if (q.open.length >= maxBatchRows) {
+        q.seal();
+        void drain(table);
+      }
+    },
+    flush,
+    async close() {
+      clearInterval(timer);
+      await flush();
+      closed = true;
+    },
+    buffered: () => buffered,
+  };
+}

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import * as v from 'valibot';
+import type { ClickHouseClient } from '../adapters/clickhouse.js';
+import { hashToUInt64 } from './enrich/visitor.js';
+import { firstIssue, ImportLine, type ImportInput } from './event-schema.js';
+import { acceptImportLine } from './import-fast.js';
+import { insertCompact, toCompactRow } from './insert.js';
+import { eventRow } from './pipeline.js';
+import type { Project } from '../projects/store.js';
+
+/** Rows per insert: large blocks are what ClickHouse ingests fastest. */
+export const IMPORT_BATCH_ROWS = 50_000;
+/** Errors listed in the answer at most; `rejected` still counts them all. */
+export const MAX_LISTED_ERRORS = 100;
+/** A line longer than this is refused without being parsed (the tracker's own limit is 8 KB). */
+const MAX_LINE_CHARS = 64 * 1024;
+
+export interface ImportResult {
+  imported: number;
+  rejected: number;
+  errors: { line: number; error: string }[];
+}
+
+export interface ImportOptions {
+  project: Pick<Project, 'id' | 'domain'>;
+  /** Caller's id for this import: with it, sending the same file again stores nothing twice. */
+  batchId?: string;
+  batchRows?: number;
+}
+
+/** The `events` row of one import line: explicit time, identity and dimensions, no enrichment. */
+export function importRow(project: Pick<Project, 'id' | 'domain'>, line: ImportInput, url = new URL(line.url), ids: (s: string) => string = hashToUInt64): Record<string, unknown> {
+  return eventRow(project, { ...line, url }, Date.parse(line.timestamp), {
+    visitorId: ids(line.visitorId),
+    sessionId: ids(line.sessionId),
+    countryCode: line.countryCode ?? '',
+    region: line.region ?? '',
+    city: line.city ?? '',
+    device: line.device ?? '',
+    browser: line.browser ?? '',
+    browserVersion: '',
+    os: line.os ?? '',
+    osVersion: '',
+  });
+}
+
+/** Parses and validates one line (fast acceptor first, the schema when unsure); a string is the error to report. */
+export function parseImportLine(text: string): { line: ImportInput; url: URL } | string {
+  if (text.length > MAX_LINE_CHARS) return `line is longer than ${MAX_LINE_CHARS} characters`;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return 'line is not valid JSON';
+  }
+  const fast = acceptImportLine(json);
+  if (fast) return fast;
+  const parsed = v.safeParse(ImportLine, json);
+  return parsed.success ? { line: parsed.output, url: new URL(parsed.output.url) } : firstIssue(parsed.issues);
+}
+
+/** Ids repeat across lines (a visitor has many events): remember the last ~100k hashes. */
+function memoizedIds(): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    let id = seen.get(s);
+    if (id === undefined) {
+      id = hashToUInt64(s);
+      if (seen.size >= 100_000) seen.clear();
+      seen.set(s, id);
+    }
+    return id;
+  };
+}
+
+/** Splits a byte stream into text lines without holding more than one chunk and one partial line. */
+async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let rest = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    const text = rest + decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {
+      yield text.slice(start, nl);
+      start = nl + 1;
+    }
+    rest = text.slice(start);
+  }
+  rest += decoder.decode();
+  if (rest.length > 0) yield rest;
+}
+
+/**
+ * Streams an NDJSON body into `events`: one JSON object a line, bad lines reported by 1-based
+ * number and skipped, good ones inserted in blocks of `batchRows`. Parsing the next block overlaps
+ * the insert of the previous one. Every block carries the token `{batchId}:{n}` (random without a
+ * batch id), so re-sending an import with the same batch id is deduplicated by ClickHouse in the
+ * table and its rollups.
+ */
+export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Uint8Array>, opts: ImportOptions): Promise<ImportResult> {
+  const batchRows = opts.batchRows ?? IMPORT_BATCH_ROWS;
+  const tokenBase = opts.batchId ? `import:${opts.project.id}:${opts.batchId}` : `import:${randomUUID()}`;
+  const result: ImportResult = { imported: 0, rejected: 0, errors: [] };
+  let batch: unknown[][] = [];
+  let blockIndex = 0;
+  let inFlight: Promise<void> = Promise.resolve();
+  const ids = memoizedIds();
+
+  const send = async () => {
+    const rows = batch;
+    batch = [];
+    const token = `${tokenBase}:${blockIndex++}`;
+    await inFlight;
+    inFlight = insertWithRetry(ch, rows, token);
+    // Surface a failure now rather than after the next block is parsed.
+    inFlight.catch(() => {});
+  };
+
+  let lineNo = 0;
+  for await (const raw of lines(body)) {
+    lineNo++;
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (text.trim() === '') continue;
+    const parsed = parseImportLine(text);
+    if (typeof parsed === 'string') {
+      result.rejected++;
+      if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line: lineNo, error: parsed });
+      continue;
+    }
+    batch.push(toCompactRow('events', importRow(opts.project, parsed.line, parsed.url, ids)));
+    result.imported++;
+    if (batch.length >= batchRows) await send();
+  }
+  if (batch.length > 0) await send();
+  await inFlight;
+  return result;
+}
+
+async function insertWithRetry(ch: ClickHouseClient, rows: unknown[][], token: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await insertCompact(ch, 'events', rows, { token, dateFormat: 'basic', parallelViews: true });
+      return;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import type { Project } from '../projects/store.js';
+import { countryName } from './enrich/countries.js';
+import { referrerSource, parseUtm } from './enrich/referrer.js';
+import { SESSION_IDLE_MS, sessionId } from './enrich/session.js';
+import { isStoreUnavailable } from '../errors.js';
+import { hashToUInt64 } from './enrich/visitor.js';
+import type { EventKind } from './event-schema.js';
+import { pathOf } from './event-schema.js';
+import type { GeoInfo } from './geo.js';
+import { chTimestamp } from './insert.js';
+import type { IngestState } from './state.js';
+
+/** What the edge knows about the request an event came in. */
+export interface RequestFacts {
+  ip: string;
+  userAgent: string;
+  /** Event time, epoch ms. */
+  now: number;
+  /** Geo the platform already resolved (Workers `request.cf`); otherwise looked up by IP. */
+  edgeGeo?: GeoInfo | null;
+}
+
+/** The event fields that reach a row, after validation. */
+export interface EventFields {
+  kind: EventKind;
+  url: URL;
+  referrer?: string | null;
+  name?: string;
+  props?: Record<string, string | number | boolean>;
+  amountCents?: number;
+  currency?: string;
+  durationMs?: number;
+  vitals?: { lcp?: number; inp?: number; cls?: number; fcp?: number; ttfb?: number };
+  screenWidth?: number;
+  /** A first-party id the tracker persisted (`data-persist`); replaces the daily hash. */
+  visitorId?: string;
+}
+
+/** Props are stored as Map(String, String): numbers and booleans keep their JSON text. */
+export function propsToMap(props: Record<string, string | number | boolean> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!props) return out;
+  for (const [k, v] of Object.entries(props)) out[k] = typeof v === 'string' ? v : String(v);
+  return out;
+}
+
+const orNull = (n: number | undefined) => (n === undefined ? null : n);
+
+/** Who and where an event came from: enriched at the edge, or given explicitly by an import. */
+export interface EventDimensions {
+  visitorId: string;
+  sessionId: string;
+  countryCode: string;
+  region: string;
+  city: string;
+  device: string;
+  browser: string;
+  browserVersion: string;
+  os: string;
+  osVersion: string;
+}
+
+const NO_UTM = Object.freeze({ utm_source: '', utm_medium: '', utm_campaign: '', utm_term: '', utm_content: '' });
+
+// Country names come from Intl (tens of µs a call); at most 26² codes, so remember them.
+const countryNames = new Map<string, string>();
+const nameOfCountry = (code: string): string => {
+  if (!code) return '';
+  let name = countryNames.get(code);
+  if (name === undefined) {
+    name = countryName(code);
+    countryNames.set(code, name);
+  }
+  return name;
+};
+
+/**
+ * The `events` row of an event: its own fields plus `d`. One object literal in column order (the
+ * hot path builds one per event). Referrers from the project's domain or any subdomain are
+ * internal navigation: `(direct)`.
+ */
+export function eventRow(project: Pick<Project, 'id' | 'domain'>, e: EventFields, ts: number, d: EventDimensions): Record<string, unknown> {
+  // Most URLs carry no UTM tags; skip the query parse for them.
+  const utm = e.url.search.includes('utm_') ? parseUtm(e.url) : NO_UTM;
+  const referrer = e.referrer ?? '';
+  return {
+    project_id: project.id,
+    ts: chTimestamp(ts),
+    kind: e.kind,
+    visitor_id: d.visitorId,
+    session_id: d.sessionId,
+    hostname: e.url.hostname,
+    path: pathOf(e.url),
+    referrer,
+    referrer_source: referrerSource(referrer, project.domain, utm.utm_source),
+    utm_source: utm.utm_source,
+    utm_medium: utm.utm_medium,
+    utm_campaign: utm.utm_campaign,
+    utm_term: utm.utm_term,
+    utm_content: utm.utm_content,
+    country_code: d.countryCode,
+    country_name: nameOfCountry(d.countryCode),
+    region: d.region,
+    city: d.city,
+    device: d.device,
+    browser: d.browser,
+    browser_version: d.browserVersion,
+    os: d.os,
+    os_version: d.osVersion,
+    screen_width: e.screenWidth ?? 0,
+    event_name: e.name ?? '',
+    props: propsToMap(e.props),
+    amount_cents: e.amountCents ?? 0,
+    currency: e.currency ?? '',
+    duration_ms: e.durationMs === undefined ? 0 : Math.round(e.durationMs),
+    lcp: orNull(e.vitals?.lcp),
+    inp: orNull(e.vitals?.inp),
+    cls: orNull(e.vitals?.cls),
+    fcp: orNull(e.vitals?.fcp),
+    ttfb: orNull(e.vitals?.ttfb),
+  };
+}
+
+/**
+ * Turns an accepted event into its `events` row: user agent → browser/OS/device, IP → geo (never
+ * stored), visitor id from the daily-salted hash (or the persisted first-party id), session id
+ * from the 30-minute idle window in Redis.
+ */
+export async function enrichEvent(state: IngestState, project: Project, e: EventFields, facts: RequestFacts): Promise<Record<string, unknown>> {
+  const ua = state.parseUa(facts.userAgent);
+  const geo = facts.edgeGeo ?? (facts.ip ? state.geo?.lookup(facts.ip) : null) ?? null;
+  const visitorId = e.visitorId
+    ? hashToUInt64(`${project.id}:${e.visitorId}`)
+    : await state.hasher.visitorId(project.id, facts.ip, facts.userAgent, facts.now);
+  return eventRow(project, e, facts.now, {
+    visitorId,
+    sessionId: await sessionId(state.redis, project.id, visitorId, facts.now).catch((err: unknown) => {
+      // Redis slow or down: keep the event with a session of its 30-minute slot rather than refuse it.
+      if (!isStoreUnavailable(err)) throw err;
+      return hashToUInt64(`${visitorId}:${Math.floor(facts.now / SESSION_IDLE_MS)}`);
+    }),
+    countryCode: geo?.countryCode ?? '',
+    region: geo?.region ?? '',
+    city: geo?.city ?? '',
+    device: ua.device,
+    browser: ua.browser,
+    browserVersion: ua.browserVersion,
+    os: ua.os,
+    osVersion: ua.osVersion,
+  });
+}
+
+/** A `bot_hits` row. */
+export function botHitRow(
+  projectId: string,
+  bot: { slug: string; name: string; category: string },
+  hit: { verified: boolean; path: string; status?: number; userAgent: string; now: number },
+): Record<string, unknown> {
+  return {
+    project_id: projectId,
+    ts: chTimestamp(hit.now),
+    bot_slug: bot.slug,
+    bot_name: bot.name,
+    category: bot.category,
+    verified: hit.verified ? 1 : 0,
+    path: hit.path,
+    status: hit.status ?? 0,
+    user_agent: hit.userAgent.slice(0, 1024),
+  };
+}

@@ -1,0 +1,76 @@
+import type { Redis } from '@upstash/redis';
+import { CredentialCache } from '../auth/key-cache.js';
+import type { Deps } from '../deps.js';
+import { getProject, markInstallationSeen, type Project } from '../projects/store.js';
+import { createUaParser } from './enrich/user-agent.js';
+import { createVisitorHasher } from './enrich/visitor.js';
+import type { GeoLookup } from './geo.js';
+import { IngestThrottle } from './throttle.js';
+
+/** Redis set of IPs whose events a project ignores (the owner's office, monitoring). */
+export const excludedIpsKey = (projectId: string) => `project:${projectId}:excluded-ips`;
+
+/**
+ * Per-app ingest services: parsers, hasher, throttle and short-lived caches that keep Redis off
+ * the hot path. Built once per app (see services.ts), never at module level.
+ */
+export class IngestState {
+  readonly redis: Redis;
+  readonly throttle: IngestThrottle;
+  readonly hasher: ReturnType<typeof createVisitorHasher>;
+  /** Browser, OS and device of a user agent (cached LRU inside the parser). */
+  readonly parseUa = createUaParser();
+  // TTL caches (the generic one auth uses). A deleted project stops collecting within 5 s; a new
+  // one is never cached as missing.
+  private readonly projects = new CredentialCache<Project>(5000, 10_000);
+  private readonly excluded = new CredentialCache<Set<string>>(5000, 10_000);
+  private readonly installSeen = new Set<string>();
+
+  constructor(private readonly deps: Omit<Deps, 'sink'>) {
+    this.redis = deps.redis;
+    this.hasher = createVisitorHasher(deps.redis);
+    this.throttle = new IngestThrottle(deps.redis, {
+      projectPerSec: deps.config.INGEST_PROJECT_PER_SEC,
+      ipPerMin: deps.config.INGEST_IP_PER_MIN,
+    });
+  }
+
+  /** IP geolocation of this runtime (MaxMind on Node), read at use so an entry point may attach it late. */
+  get geo(): GeoLookup | undefined {
+    return this.deps.geo;
+  }
+
+  /** The project a tracker `site` names, or null. Found projects are cached for a few seconds. */
+  async project(id: string): Promise<Project | null> {
+    const now = Date.now();
+    const cached = this.projects.get(id, now);
+    if (cached) return cached;
+    const project = await getProject(this.redis, id);
+    if (project) this.projects.set(id, project, now);
+    return project;
+  }
+
+  /** Whether events from `ip` are excluded for the project (set cached for a few seconds). */
+  async isExcluded(projectId: string, ip: string): Promise<boolean> {
+    if (!ip) return false;
+    const now = Date.now();
+    let set = this.excluded.get(projectId, now);
+    if (!set) {
+      set = new Set((await this.redis.smembers(excludedIpsKey(projectId))).map(String));
+      this.excluded.set(projectId, set, now);
+    }
+    return set.has(ip);
+  }
+
+  /** Records the first accepted event of a project once per process (Redis keeps the first time). */
+  async markSeen(projectId: string, at: number): Promise<void> {
+    if (this.installSeen.has(projectId)) return;
+    try {
+      await markInstallationSeen(this.redis, projectId, at);
+      this.installSeen.add(projectId);
+    } catch (err) {
+      // The event itself is recorded; the next one tries again.
+      console.error(`[sightline] could not record installationSeenAt for ${projectId}: ${(err as Error).message}`);
+    }
+  }
+}
