@@ -140,10 +140,10 @@ export function accountRoutes() {
     validate('json', ConfirmBody),
     async (c) => {
       const services = c.get('services');
-      const { redis, clickhouse } = services.deps;
+      const { redis } = services.deps;
       const account = await current(c);
       for (const { project, role } of await listProjectsFor(redis, account.id)) {
-        if (role === 'owner') await deleteProject(redis, clickhouse, project);
+        if (role === 'owner') await deleteProject(services.deps, project);
         else await removeMember(redis, project, account.id);
       }
       for (const hash of await deleteAccountIdentity(redis, account)) services.credentialCache.delete(hash);

@@ -1,14 +1,14 @@
 import type { Redis } from '@upstash/redis';
 import { CredentialCache } from '../auth/key-cache.js';
 import type { Deps } from '../deps.js';
-import { getProject, markInstallationSeen, type Project } from '../projects/store.js';
+import { getProject, markInstallationSeen, ProjectKeys, type Project } from '../projects/store.js';
 import { createUaParser } from './enrich/user-agent.js';
 import { createVisitorHasher } from './enrich/visitor.js';
 import type { GeoLookup } from './geo.js';
 import { IngestThrottle } from './throttle.js';
 
 /** Redis set of IPs whose events a project ignores (the owner's office, monitoring). */
-export const excludedIpsKey = (projectId: string) => `project:${projectId}:excluded-ips`;
+export const excludedIpsKey = ProjectKeys.excludedIps;
 
 /**
  * Per-app ingest services: parsers, hasher, throttle and short-lived caches that keep Redis off

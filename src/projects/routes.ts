@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import type { AppEnv } from '../deps.js';
+import type { AppEnv, Deps } from '../deps.js';
 import { badRequest, Messages } from '../errors.js';
 import { bearerSecurity, errorsFor, json } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
@@ -166,9 +166,8 @@ export function projectRoutes() {
     },
     validate('json', DeleteProjectBody, Messages.confirmRequired),
     async (c) => {
-      const { redis, clickhouse } = c.get('services').deps;
       const { project } = await loadProject(c, OWNER_ONLY);
-      await deleteProject(redis, clickhouse, project);
+      await deleteProject(c.get('services').deps, project);
       return c.json({ ok: true });
     },
   );
@@ -199,13 +198,12 @@ export function projectRoutes() {
   return app;
 }
 
-/** Deletes analytics rows first, then the records: a failure leaves a project that can be deleted again. */
-export async function deleteProject(
-  redis: import('@upstash/redis').Redis,
-  clickhouse: import('../adapters/clickhouse.js').ClickHouseClient,
-  project: Project,
-): Promise<void> {
-  await purgeProjectData(clickhouse, project.id);
-  await deleteProjectRecords(redis, project);
+/**
+ * Flushes buffered events, deletes analytics rows, then the records: a failure leaves a project
+ * that can be deleted again, and no buffered row of it lands after the purge.
+ */
+export async function deleteProject(deps: Pick<Deps, 'redis' | 'clickhouse' | 'sink'>, project: Project): Promise<void> {
+  await deps.sink.flush();
+  await purgeProjectData(deps.clickhouse, project.id);
+  await deleteProjectRecords(deps.redis, project);
 }
-

@@ -24,6 +24,8 @@ export const ProjectKeys = {
   goals: (id: string) => `project:${id}:goals`,
   funnels: (id: string) => `project:${id}:funnels`,
   exportSchedule: (id: string) => `project:${id}:export-schedule`,
+  /** IPs whose events are dropped (`X-Sightline-Dropped: excluded-ip`). */
+  excludedIps: (id: string) => `project:${id}:excluded-ips`,
   accountProjects: (accountId: string) => `acct:${accountId}:projects`,
 };
 
@@ -34,6 +36,7 @@ const PER_PROJECT_KEYS = [
   ProjectKeys.goals,
   ProjectKeys.funnels,
   ProjectKeys.exportSchedule,
+  ProjectKeys.excludedIps,
 ];
 
 export type CreateOutcome =
