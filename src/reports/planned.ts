@@ -1,0 +1,31 @@
+import type * as v from 'valibot';
+import type { CsvColumn, ReportContext, ReportDefinition } from './definition.js';
+import type { PeriodKey } from './periods.js';
+import { planSource, type Source } from './planner.js';
+
+type PeriodInput = { period: PeriodKey };
+
+/** A report answerable from either source; `compute` is what tests call to compare both. */
+export type PlannedReport<Q extends v.GenericSchema = v.GenericSchema, R extends v.GenericSchema = v.GenericSchema, Row = unknown> =
+  ReportDefinition<Q, R, Row> & {
+    compute(ctx: ReportContext, input: v.InferOutput<Q>, source: Source): Promise<v.InferOutput<R>>;
+  };
+
+/**
+ * Defines a report whose answer can come from rollups or raw events: `run` asks the planner
+ * which source to read for this request, `compute` does the work for a given source.
+ */
+export function definePlannedReport<Q extends v.GenericSchema, R extends v.GenericSchema, Row>(
+  def: Omit<ReportDefinition<Q, R, Row>, 'run' | 'query' | 'csv'> & {
+    query: Q;
+    csv?: { title: string; columns: CsvColumn<Row>[]; rows: (result: v.InferOutput<R>) => Row[] };
+    compute(ctx: ReportContext, input: v.InferOutput<Q> & PeriodInput, source: Source): Promise<v.InferOutput<R>>;
+  },
+): PlannedReport<Q, R, Row> {
+  const compute = (ctx: ReportContext, input: v.InferOutput<Q>, source: Source) => def.compute(ctx, input as v.InferOutput<Q> & PeriodInput, source);
+  return {
+    ...def,
+    compute,
+    run: (ctx, input) => compute(ctx, input, planSource(def.name, (input as PeriodInput).period)),
+  };
+}

@@ -1,0 +1,34 @@
+import type { SourcedSql } from '../planner.js';
+import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
+
+/*
+ * Custom and transaction events per name, ranked by count. `currencies` counts the distinct
+ * currencies of the name's transactions so the caller can null the amount when they mix.
+ * Aliases differ from column names so no aggregate reads another's alias.
+ */
+export const EVENTS_SQL: SourcedSql = {
+  rollup: `
+SELECT toString(event_name) AS name, uniqCombinedMerge(people) AS people, sum(events) AS event_count,
+       sumIf(events, kind = 'transaction') AS transaction_count,
+       uniqExactIf(currency, kind = 'transaction') AS currencies,
+       anyIf(toString(currency), kind = 'transaction') AS currency_code,
+       sumIf(amount_cents, kind = 'transaction') AS amount_total
+FROM custom_events_15m
+WHERE ${ROLLUP_WINDOW} AND event_name IN (
+  SELECT event_name FROM custom_events_15m WHERE ${ROLLUP_WINDOW}
+  GROUP BY event_name ORDER BY sum(events) DESC, event_name ASC LIMIT {limit:UInt32})
+GROUP BY name
+ORDER BY event_count DESC, name ASC
+LIMIT {limit:UInt32}`,
+  raw: `
+SELECT toString(event_name) AS name, uniqCombined(visitor_id) AS people, count() AS event_count,
+       countIf(kind = 'transaction') AS transaction_count,
+       uniqExactIf(currency, kind = 'transaction') AS currencies,
+       anyIf(toString(currency), kind = 'transaction') AS currency_code,
+       sumIf(amount_cents, kind = 'transaction') AS amount_total
+FROM events
+WHERE ${RAW_WINDOW} AND kind IN ('custom', 'transaction')
+GROUP BY name
+ORDER BY event_count DESC, name ASC
+LIMIT {limit:UInt32}`,
+};

@@ -1,0 +1,25 @@
+import type { SourcedSql } from '../planner.js';
+import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
+
+/**
+ * Top paths by pageviews. The rollup ranks on summed pageviews first and merges the
+ * unique-visitor states of the top `limit` paths only (merging states is the costly part).
+ */
+export const PAGES_SQL: SourcedSql = {
+  rollup: `
+SELECT path, sum(pageviews) AS pageviews, uniqCombinedMerge(visitors) AS visitors
+FROM pages_15m
+WHERE ${ROLLUP_WINDOW} AND path IN (
+  SELECT path FROM pages_15m WHERE ${ROLLUP_WINDOW}
+  GROUP BY path ORDER BY sum(pageviews) DESC, path ASC LIMIT {limit:UInt32})
+GROUP BY path
+ORDER BY pageviews DESC, path ASC
+LIMIT {limit:UInt32}`,
+  raw: `
+SELECT path, count() AS pageviews, uniqCombined(visitor_id) AS visitors
+FROM events
+WHERE ${RAW_WINDOW} AND kind = 'pageview'
+GROUP BY path
+ORDER BY pageviews DESC, path ASC
+LIMIT {limit:UInt32}`,
+};

@@ -1,0 +1,44 @@
+import type { SourcedSql } from '../planner.js';
+import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
+
+/** The tech dimensions; names come from this closed list only. */
+export type TechDimension = 'device' | 'browser' | 'os';
+
+// An unrecognized device/browser/OS is reported as 'Unknown'.
+const nameOf = (column: TechDimension) => `if(${column} = '', 'Unknown', toString(${column}))`;
+
+/** Unique visitors per value of one tech column, ranked, top `limit`. */
+const ranked = (column: TechDimension): SourcedSql => ({
+  rollup: `
+SELECT ${nameOf(column)} AS name, uniqCombinedMerge(visitors) AS visitors
+FROM tech_15m
+WHERE ${ROLLUP_WINDOW}
+GROUP BY name
+ORDER BY visitors DESC, name ASC
+LIMIT {limit:UInt32}`,
+  raw: `
+SELECT ${nameOf(column)} AS name, uniqCombined(visitor_id) AS visitors
+FROM events
+WHERE ${RAW_WINDOW} AND kind = 'pageview'
+GROUP BY name
+ORDER BY visitors DESC, name ASC
+LIMIT {limit:UInt32}`,
+});
+
+/** Browsers by unique visitors. */
+export const BROWSERS_SQL = ranked('browser');
+/** Operating systems by unique visitors. */
+export const OS_SQL = ranked('os');
+
+/** Devices, browsers and OS in one round trip; `dimension` tells the rows apart. */
+const allOf = (table: 'rollup' | 'raw') =>
+  (['device', 'browser', 'os'] as const)
+    .map((d) =>
+      table === 'rollup'
+        ? `SELECT '${d}' AS dimension, ${nameOf(d)} AS name, uniqCombinedMerge(visitors) AS visitors FROM tech_15m WHERE ${ROLLUP_WINDOW} GROUP BY name`
+        : `SELECT '${d}' AS dimension, ${nameOf(d)} AS name, uniqCombined(visitor_id) AS visitors FROM events WHERE ${RAW_WINDOW} AND kind = 'pageview' GROUP BY name`,
+    )
+    .join('\nUNION ALL\n');
+
+/** Device types, browsers and OS, unranked (the caller sorts each list). */
+export const DEVICES_SQL: SourcedSql = { rollup: allOf('rollup'), raw: allOf('raw') };

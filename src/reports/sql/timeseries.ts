@@ -1,0 +1,31 @@
+import type { SourcedSql } from '../planner.js';
+import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
+
+/*
+ * Bucket keys (see buckets.ts): the hour index from `from`, or the local calendar date in the
+ * period's bucket zone. Every IANA offset is a multiple of 15 minutes, so a 15-minute rollup
+ * bucket never straddles a local hour or day edge.
+ */
+const HOUR_OF_BUCKET = "toString(intDiv(toUnixTimestamp(bucket) - toUnixTimestamp({from:DateTime('UTC')}), 3600))";
+const DAY_OF_BUCKET = 'toString(toDate(bucket, {tz:String}))';
+const HOUR_OF_TS = "toString(intDiv(toUnixTimestamp(ts) - toUnixTimestamp({from:DateTime('UTC')}), 3600))";
+const DAY_OF_TS = 'toString(toDate(ts, {tz:String}))';
+
+const series = (rollupKey: string, rawKey: string): SourcedSql => ({
+  rollup: `
+SELECT ${rollupKey} AS k, sum(pageviews) AS pageviews, uniqCombinedMerge(visitors) AS visitors
+FROM stats_15m
+WHERE ${ROLLUP_WINDOW}
+GROUP BY k`,
+  raw: `
+SELECT ${rawKey} AS k, count() AS pageviews, uniqCombined(visitor_id) AS visitors
+FROM events
+WHERE ${RAW_WINDOW} AND kind = 'pageview'
+GROUP BY k`,
+});
+
+/** Pageviews and visitors per bucket key, by granularity. */
+export const TIMESERIES_SQL: Readonly<Record<'hour' | 'day', SourcedSql>> = {
+  hour: series(HOUR_OF_BUCKET, HOUR_OF_TS),
+  day: series(DAY_OF_BUCKET, DAY_OF_TS),
+};

@@ -1,0 +1,152 @@
+/**
+ * The reports computed in plain TypeScript from the generated events, independently of the SQL:
+ * only the period bounds (from resolvePeriod) are shared. Names are ASCII, so JS string order
+ * equals ClickHouse's byte order.
+ */
+import type { GenEvent } from './events-gen.js';
+
+/** The period bounds the reference needs (a ResolvedPeriod fits). */
+export interface RefPeriod {
+  key: string;
+  from: number;
+  to: number;
+  granularity: 'hour' | 'day';
+  bucketTimeZone: string;
+  buckets: number[];
+}
+
+const asc = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const iso = (ms: number) => new Date(ms).toISOString();
+const head = (p: RefPeriod) => ({ period: p.key, from: iso(p.from), to: iso(p.to) });
+const inPeriod = (p: RefPeriod, kinds: GenEvent['kind'][]) => (e: GenEvent) => e.ts >= p.from && e.ts < p.to && kinds.includes(e.kind);
+
+/** Groups events by a key, keeping pageview count and the distinct visitors. */
+function tally<K>(events: GenEvent[], key: (e: GenEvent) => K) {
+  const groups = new Map<string, { key: K; pageviews: number; visitors: Set<number> }>();
+  for (const e of events) {
+    const k = key(e);
+    const id = JSON.stringify(k);
+    const g = groups.get(id) ?? { key: k, pageviews: 0, visitors: new Set<number>() };
+    g.pageviews++;
+    g.visitors.add(e.visitor);
+    groups.set(id, g);
+  }
+  return [...groups.values()].map((g) => ({ key: g.key, pageviews: g.pageviews, visitors: g.visitors.size }));
+}
+
+/** Stats: pageviews, distinct visitors and sessions of pageviews; mean leave duration. */
+export function refStats(events: GenEvent[], p: RefPeriod) {
+  const views = events.filter(inPeriod(p, ['pageview']));
+  const leaves = events.filter(inPeriod(p, ['leave']));
+  return {
+    ...head(p),
+    pageviews: views.length,
+    visitors: new Set(views.map((e) => e.visitor)).size,
+    sessions: new Set(views.map((e) => e.session)).size,
+    avgDurationSeconds: leaves.length ? leaves.reduce((s, e) => s + e.durationMs / 1000, 0) / leaves.length : null,
+  };
+}
+
+/** Calendar date of an instant in a zone, via Intl (not Temporal, unlike periods.ts). */
+function localDate(ms: number, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
+}
+
+/** Time series: hour index from `from`, or local date via Intl; zero-filled. */
+export function refTimeseries(events: GenEvent[], p: RefPeriod) {
+  const views = events.filter(inPeriod(p, ['pageview']));
+  // Hour buckets are the 24 whole hours from `from`; day buckets are local calendar dates.
+  const bucketOf =
+    p.granularity === 'hour'
+      ? (ms: number) => String(Math.floor((ms - p.from) / 3_600_000))
+      : (ms: number) => localDate(ms, p.bucketTimeZone);
+  const groups = new Map(tally(views, (e) => bucketOf(e.ts)).map((g) => [g.key, g]));
+  const data = p.buckets.map((start, i) => {
+    const g = groups.get(p.granularity === 'hour' ? String(i) : localDate(start, p.bucketTimeZone));
+    return { date: iso(start), pageviews: g?.pageviews ?? 0, visitors: g?.visitors ?? 0 };
+  });
+  return { ...head(p), granularity: p.granularity, data };
+}
+
+/** Pages by pageviews, ties by path. */
+export function refPages(events: GenEvent[], p: RefPeriod, limit: number) {
+  const rows = tally(events.filter(inPeriod(p, ['pageview'])), (e) => e.path)
+    .sort((a, b) => b.pageviews - a.pageviews || asc(a.key, b.key))
+    .slice(0, limit);
+  return { ...head(p), data: rows.map((r) => ({ path: r.key, pageviews: r.pageviews, visitors: r.visitors })) };
+}
+
+/** Referrers by pageviews, an empty source counted as (direct). */
+export function refReferrers(events: GenEvent[], p: RefPeriod, limit: number) {
+  const rows = tally(events.filter(inPeriod(p, ['pageview'])), (e) => e.referrerSource || '(direct)')
+    .sort((a, b) => b.pageviews - a.pageviews || asc(a.key, b.key))
+    .slice(0, limit);
+  return { ...head(p), data: rows.map((r) => ({ referrer: r.key, pageviews: r.pageviews, visitors: r.visitors })) };
+}
+
+/** Countries by pageviews (known codes only), ties by name then code. */
+export function refCountries(events: GenEvent[], p: RefPeriod, limit: number) {
+  const known = events.filter(inPeriod(p, ['pageview'])).filter((e) => e.countryCode !== '');
+  const rows = tally(known, (e) => [e.countryName, e.countryCode] as const)
+    .sort((a, b) => b.pageviews - a.pageviews || asc(a.key[0], b.key[0]) || asc(a.key[1], b.key[1]))
+    .slice(0, limit);
+  return { ...head(p), data: rows.map((r) => ({ country: r.key[0], country_code: r.key[1], pageviews: r.pageviews, visitors: r.visitors })) };
+}
+
+/** Cities by distinct visitors (known cities only), ties by city then code. */
+export function refCities(events: GenEvent[], p: RefPeriod, limit: number) {
+  const known = events.filter(inPeriod(p, ['pageview'])).filter((e) => e.city !== '');
+  const rows = tally(known, (e) => [e.city, e.countryName, e.countryCode] as const)
+    .sort((a, b) => b.visitors - a.visitors || asc(a.key[0], b.key[0]) || asc(a.key[2], b.key[2]))
+    .slice(0, limit);
+  return {
+    ...head(p),
+    data: rows.map((r) => ({ city: r.key[0], country: r.key[1], country_code: r.key[2], visitors: r.visitors, pageviews: r.pageviews })),
+  };
+}
+
+function byVisitors(events: GenEvent[], name: (e: GenEvent) => string) {
+  return tally(events, (e) => name(e) || 'Unknown')
+    .map((r) => ({ name: r.key, visitors: r.visitors }))
+    .sort((a, b) => b.visitors - a.visitors || asc(a.name, b.name));
+}
+
+/** Devices, browsers and OS by distinct visitors, empty names as Unknown. */
+export function refDevices(events: GenEvent[], p: RefPeriod) {
+  const views = events.filter(inPeriod(p, ['pageview']));
+  return { ...head(p), devices: byVisitors(views, (e) => e.device), browsers: byVisitors(views, (e) => e.browser), os: byVisitors(views, (e) => e.os) };
+}
+
+/** Browsers by distinct visitors, top `limit`. */
+export function refBrowsers(events: GenEvent[], p: RefPeriod, limit: number) {
+  return { ...head(p), data: byVisitors(events.filter(inPeriod(p, ['pageview'])), (e) => e.browser).slice(0, limit) };
+}
+
+/** Operating systems by distinct visitors, top `limit`. */
+export function refOs(events: GenEvent[], p: RefPeriod, limit: number) {
+  return { ...head(p), data: byVisitors(events.filter(inPeriod(p, ['pageview'])), (e) => e.os).slice(0, limit) };
+}
+
+/** Custom + transaction events by count; amount only for a single currency; pct of the returned rows. */
+export function refEvents(events: GenEvent[], p: RefPeriod, limit: number) {
+  const byName = new Map<string, GenEvent[]>();
+  for (const e of events.filter(inPeriod(p, ['custom', 'transaction']))) byName.set(e.eventName, [...(byName.get(e.eventName) ?? []), e]);
+  const rows = [...byName.entries()]
+    .map(([name, es]) => {
+      const tx = es.filter((e) => e.kind === 'transaction');
+      const currencies = new Set(tx.map((e) => e.currency));
+      const single = tx.length > 0 && currencies.size === 1;
+      return {
+        name,
+        people: new Set(es.map((e) => e.visitor)).size,
+        events: es.length,
+        amountCents: single ? tx.reduce((s, e) => s + e.amountCents, 0) : null,
+        currency: single ? tx[0]!.currency : null,
+        transactions: tx.length,
+      };
+    })
+    .sort((a, b) => b.events - a.events || asc(a.name, b.name))
+    .slice(0, limit);
+  const total = rows.reduce((s, r) => s + r.events, 0);
+  return { ...head(p), data: rows.map((r) => ({ name: r.name, people: r.people, events: r.events, pct: r.events / total, amountCents: r.amountCents, currency: r.currency, transactions: r.transactions })) };
+}
