@@ -11,8 +11,15 @@ import { ingestApiRoutes } from './ingest/api-routes.js';
 import { reportRoutes } from './reports/routes.js';
 import { goalRoutes } from './goals/routes.js';
 import { exportRoutes } from './export/routes.js';
+import { scheduleRoutes } from './export/schedule-routes.js';
 import { trackerRoutes } from './tracker/routes.js';
 import { createServices } from './services.js';
+import { mcpRoutes } from './mcp/route.js';
+import { wellKnownRoutes } from './oauth/metadata.js';
+import { oauthRoutes } from './oauth/routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
+import { shareApiRoutes } from './dashboard/share-api.js';
+import { memberRoutes } from './projects/member-routes.js';
 
 /**
  * The whole service as one Hono app. It knows nothing of the runtime: the entry points build
@@ -42,7 +49,18 @@ export function createApp(deps: Deps) {
   v1.route('/projects', reportRoutes());
   v1.route('/projects', goalRoutes());
   v1.route('/projects', exportRoutes());
+  v1.route('/projects', scheduleRoutes());
+  v1.route('/projects', memberRoutes());
   app.route('/api/v1', v1);
+
+  // The agent endpoint and its OAuth authorization server; MCP tools run the routes above in-process.
+  app.route('/.well-known', wellKnownRoutes());
+  app.route('/oauth', oauthRoutes());
+  app.route('/', mcpRoutes((request, env) => app.fetch(request, env)));
+
+  // The dashboard (app at /, public stats at /share/{domain}) and the read-only API of share pages.
+  app.route('/', dashboardRoutes());
+  app.route('/api/share', shareApiRoutes());
 
   const document = openApiDocument(app);
   app.get('/openapi.json', async (c) => c.json(await document()));

@@ -14,6 +14,15 @@ export interface Deps {
   sink: EventSink;
   /** Optional: geo lookup of an IP (Node: MaxMind database). Workers use `request.cf`. */
   geo?: import('./ingest/geo.js').GeoLookup;
+  /** Where scheduled exports are written: R2 on Workers, DATA_DIR/exports on Node. */
+  exportStore?: ExportStore;
+}
+
+/** A flat store of export files by name. */
+export interface ExportStore {
+  put(name: string, csv: string): Promise<void>;
+  list(prefix: string): Promise<{ name: string; size: number; createdAt: string }[]>;
+  get(name: string): Promise<string | null>;
 }
 
 /** Hono environment shared by every route. */
