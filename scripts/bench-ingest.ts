@@ -11,7 +11,7 @@
  * directory to count rows: events stored must equal 2xx answers (zero loss) and imported lines.
  *
  * Options: --ceiling 10 (s of the as-fast-as-possible run) --duration 30 --rate 5000 (offered
- * events/s of the sustained run) --connections 64 --lines 1000000
+ * events/s of the sustained run) --connections 64 --lines 1000000 --only event|import (one phase)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -34,6 +34,7 @@ const CONNECTIONS = arg('connections', 64);
 const LINES = arg('lines', 1_000_000);
 const RATE = arg('rate', 5000);
 const CEILING_SECONDS = arg('ceiling', 10);
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
 const PORT = arg('port', 18000 + Math.floor(Math.random() * 1000));
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -55,7 +56,9 @@ const peakRssMb = (pid: number) => {
 };
 
 async function startServer(dataDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/node.ts'], {
+  // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server alone.
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/entry/node.ts'], {
     env: {
       ...process.env,
       PORT: String(PORT),
@@ -178,37 +181,41 @@ async function main() {
       console.log(`latency: p50 ${r.latency.p50} ms, p90 ${r.latency.p90} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms`);
       return eps;
     };
-    console.log(`\n## 1a. POST /api/event, ceiling: ${CONNECTIONS} connections as fast as they go for ${CEILING_SECONDS} s`);
-    const ceiling = report(await httpPhase(live.id, live.domain, { duration: CEILING_SECONDS }), CEILING_SECONDS);
-    console.log(`\n## 1b. POST /api/event, sustained: ${RATE} events/s offered over ${CONNECTIONS} connections for ${DURATION} s`);
-    const r = await httpPhase(live.id, live.domain, { duration: DURATION, rate: RATE });
-    const eps = report(r, DURATION);
-    console.log(`targets: ≥ 5000 events/s sustained ${eps >= 5000 * 0.98 ? 'MET' : 'MISSED'} (ceiling ${Math.round(ceiling)}/s); p99 < 25 ms at that rate ${r.latency.p99 < 25 ? 'MET' : 'MISSED'}`);
-    console.log(`server RSS after phase 1: ${peakRssMb(server.pid!).rss.toFixed(0)} MB (peak so far ${peakRssMb(server.pid!).hwm.toFixed(0)} MB)`);
+    if (ONLY !== 'import') {
+      console.log(`\n## 1a. POST /api/event, ceiling: ${CONNECTIONS} connections as fast as they go for ${CEILING_SECONDS} s`);
+      const ceiling = report(await httpPhase(live.id, live.domain, { duration: CEILING_SECONDS }), CEILING_SECONDS);
+      console.log(`\n## 1b. POST /api/event, sustained: ${RATE} events/s offered over ${CONNECTIONS} connections for ${DURATION} s`);
+      const r = await httpPhase(live.id, live.domain, { duration: DURATION, rate: RATE });
+      const eps = report(r, DURATION);
+      console.log(`targets: ≥ 5000 events/s sustained ${eps >= 5000 * 0.98 ? 'MET' : 'MISSED'} (ceiling ${Math.round(ceiling)}/s); p99 < 25 ms at that rate ${r.latency.p99 < 25 ? 'MET' : 'MISSED'}`);
+      console.log(`server RSS after phase 1: ${peakRssMb(server.pid!).rss.toFixed(0)} MB (peak so far ${peakRssMb(server.pid!).hwm.toFixed(0)} MB)`);
+    }
+    if (ONLY !== 'event') {
 
-    console.log(`\n## 2. Import: ${LINES.toLocaleString('en')} NDJSON lines, streamed`);
-    const file = join(work, 'import.ndjson');
-    const genStart = performance.now();
-    await writeNdjson(file, imported.domain);
-    console.log(`generated ${(statSync(file).size / 1e6).toFixed(0)} MB in ${((performance.now() - genStart) / 1000).toFixed(1)} s`);
-    let maxRss = 0;
-    const sampler = setInterval(() => {
-      maxRss = Math.max(maxRss, peakRssMb(server.pid!).rss);
-    }, 50);
-    const t0 = performance.now();
-    const res = await fetch(`${BASE}/api/v1/projects/${imported.domain}/import`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${key.key}`, 'Content-Type': 'application/x-ndjson', 'X-Import-Batch-Id': 'bench-1' },
-      body: Readable.toWeb(createReadStream(file, { highWaterMark: 1 << 20 })) as ReadableStream,
-      duplex: 'half',
-    } as RequestInit);
-    const answer = (await res.json()) as { imported: number; rejected: number };
-    const secs = (performance.now() - t0) / 1000;
-    clearInterval(sampler);
-    const lps = LINES / secs;
-    console.log(`answer: HTTP ${res.status} ${JSON.stringify(answer)}`);
-    console.log(`throughput: ${Math.round(lps)} lines/s (${secs.toFixed(2)} s) — target ≥ 100000 ${lps >= 100_000 ? 'MET' : 'MISSED'}`);
-    console.log(`server RSS during import: max ${maxRss.toFixed(0)} MB sampled; process peak (maxRSS) ${peakRssMb(server.pid!).hwm.toFixed(0)} MB`);
+      console.log(`\n## 2. Import: ${LINES.toLocaleString('en')} NDJSON lines, streamed`);
+      const file = join(work, 'import.ndjson');
+      const genStart = performance.now();
+      await writeNdjson(file, imported.domain);
+      console.log(`generated ${(statSync(file).size / 1e6).toFixed(0)} MB in ${((performance.now() - genStart) / 1000).toFixed(1)} s`);
+      let maxRss = 0;
+      const sampler = setInterval(() => {
+        maxRss = Math.max(maxRss, peakRssMb(server.pid!).rss);
+      }, 50);
+      const t0 = performance.now();
+      const res = await fetch(`${BASE}/api/v1/projects/${imported.domain}/import`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key.key}`, 'Content-Type': 'application/x-ndjson', 'X-Import-Batch-Id': 'bench-1' },
+        body: Readable.toWeb(createReadStream(file, { highWaterMark: 1 << 20 })) as ReadableStream,
+        duplex: 'half',
+      } as RequestInit);
+      const answer = (await res.json()) as { imported: number; rejected: number };
+      const secs = (performance.now() - t0) / 1000;
+      clearInterval(sampler);
+      const lps = LINES / secs;
+      console.log(`answer: HTTP ${res.status} ${JSON.stringify(answer)}`);
+      console.log(`throughput: ${Math.round(lps)} lines/s (${secs.toFixed(2)} s) — target ≥ 100000 ${lps >= 100_000 ? 'MET' : 'MISSED'}`);
+      console.log(`server RSS during import: max ${maxRss.toFixed(0)} MB sampled; process peak (maxRSS) ${peakRssMb(server.pid!).hwm.toFixed(0)} MB`);
+    }
   } finally {
     server.kill('SIGTERM');
     await once(server, 'exit');
@@ -227,10 +234,11 @@ async function main() {
   const inFlight = 2 * CONNECTIONS;
   const lossless = liveRows >= ok && liveRows <= ok + inFlight;
   console.log(`live events: ${liveRows} rows for ${ok} 2xx answers (+${liveRows - ok} from requests cut off in flight, at most ${inFlight}; ${refused} refused) — ${lossless ? 'ZERO LOSS' : 'MISMATCH'}`);
-  console.log(`imported: ${importRows} rows for ${LINES} lines — ${importRows === LINES ? 'OK' : 'MISMATCH'}`);
+  const expectedImport = ONLY === 'event' ? 0 : LINES;
+  console.log(`imported: ${importRows} rows for ${expectedImport} lines — ${importRows === expectedImport ? 'OK' : 'MISMATCH'}`);
   await ch.close();
   rmSync(work, { recursive: true, force: true });
-  if (!lossless || importRows !== LINES) process.exitCode = 1;
+  if (!lossless || importRows !== expectedImport) process.exitCode = 1;
 }
 
 main().catch((err) => {

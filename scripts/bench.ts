@@ -1,0 +1,26 @@
+/**
+ * `npm run bench`: every benchmark in turn, each in its own process (the embedded ClickHouse
+ * allows one data directory per process). Pass names to run a subset: `npm run bench -- reports`.
+ * Extra flags after `--` go to each script (e.g. `--scale 0.1` for a quick reports run).
+ */
+import { spawnSync } from 'node:child_process';
+
+const BENCHES = {
+  projects: 'scripts/bench-projects.ts',
+  ingest: 'scripts/bench-ingest.ts',
+  reports: 'scripts/bench-reports.ts',
+} as const;
+
+const args = process.argv.slice(2);
+const names = args.filter((a) => a in BENCHES) as (keyof typeof BENCHES)[];
+const flags = args.filter((a) => !(a in BENCHES));
+let failed = 0;
+for (const name of names.length ? names : (Object.keys(BENCHES) as (keyof typeof BENCHES)[])) {
+  console.log(`\n=== bench: ${name} ===`);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', BENCHES[name], ...(name === 'reports' ? flags : [])], { stdio: 'inherit' });
+  if (run.status !== 0) {
+    failed++;
+    console.error(`bench ${name} exited with ${run.status}`);
+  }
+}
+process.exit(failed ? 1 : 0);
