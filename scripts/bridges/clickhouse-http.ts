@@ -5,21 +5,16 @@
  * as URL parameters, inserts with data in the body, errors as HTTP 500 with
  * `X-ClickHouse-Exception-Code`.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import { listenBridge, readBody, type RunningBridge } from './listen.js';
 
 /** URL parameters that are protocol, not settings. */
 const PROTOCOL_PARAMS = new Set(['query', 'query_id', 'database', 'default_format', 'session_id', 'session_timeout', 'user', 'password', 'compress', 'decompress']);
 /** Settings that only mean something to a real HTTP server. */
 const HTTP_ONLY = /^(enable_http_compression|http_|send_progress_in_http_headers|wait_end_of_query|cancel_http_readonly_queries_on_client_close)/;
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export interface BridgeOptions {
   clickhouse: ClickHouseClient;
@@ -28,7 +23,7 @@ export interface BridgeOptions {
 }
 
 /** Starts the bridge; resolves with its URL and a close function. */
-export function startClickHouseBridge(opts: BridgeOptions): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+export function startClickHouseBridge(opts: BridgeOptions): Promise<RunningBridge> {
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://bridge');
     if (url.pathname === '/ping') {
@@ -72,14 +67,5 @@ export function startClickHouseBridge(opts: BridgeOptions): Promise<{ url: strin
         .end(`Code: ${code}. DB::Exception: ${e.message ?? String(err)}. (${type}) (version chdb)\n`);
     }
   });
-  return new Promise((resolve) => {
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
-      const addr = server.address() as { port: number };
-      resolve({
-        url: `http://${opts.host ?? '127.0.0.1'}:${addr.port}`,
-        server,
-        close: () => new Promise((done) => server.close(() => done())),
-      });
-    });
-  });
+  return listenBridge(server, opts);
 }

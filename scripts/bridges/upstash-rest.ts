@@ -2,8 +2,9 @@
  * The Upstash Redis REST protocol over a real Redis, for `wrangler dev` and the workerd tests:
  * `POST /` (one command), `/pipeline`, `/multi-exec`, Bearer token, `Upstash-Encoding: base64`.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { createClient } from 'redis';
+import { listenBridge, readBody, type RunningBridge } from './listen.js';
 
 type Reply = unknown;
 
@@ -11,9 +12,7 @@ const encode = (v: Reply): Reply =>
   typeof v === 'string' ? Buffer.from(v, 'utf8').toString('base64') : Array.isArray(v) ? v.map(encode) : v;
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+  return JSON.parse((await readBody(req)) || 'null');
 }
 
 export interface UpstashBridgeOptions {
@@ -23,7 +22,7 @@ export interface UpstashBridgeOptions {
   host?: string;
 }
 
-export async function startUpstashBridge(opts: UpstashBridgeOptions): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+export async function startUpstashBridge(opts: UpstashBridgeOptions): Promise<RunningBridge> {
   const client = createClient({ url: opts.redisUrl, RESP: 2 });
   client.on('error', () => {});
   await client.connect();
@@ -60,17 +59,5 @@ export async function startUpstashBridge(opts: UpstashBridgeOptions): Promise<{ 
       return send(400, { error: (err as Error).message });
     }
   });
-  return new Promise((resolve) => {
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
-      const addr = server.address() as { port: number };
-      resolve({
-        url: `http://${opts.host ?? '127.0.0.1'}:${addr.port}`,
-        server,
-        close: async () => {
-          await new Promise<void>((done) => server.close(() => done()));
-          await client.quit().catch(() => {});
-        },
-      });
-    });
-  });
+  return listenBridge(server, opts, () => client.quit().catch(() => {}));
 }

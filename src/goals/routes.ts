@@ -1,69 +1,31 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import * as v from 'valibot';
-import { requireWrite } from '../auth/middleware.js';
 import type { AppEnv } from '../deps.js';
-import { ApiError, badRequest } from '../errors.js';
 import { bearerSecurity, errorsFor, json } from '../http/openapi-helpers.js';
-import { validate } from '../http/validate.js';
-import { loadProject, MANAGERS } from '../projects/access.js';
-import { CreateFunnelBody, CreateGoalBody, FunnelList, FunnelSchema, GoalSchema, OkResult } from './schemas.js';
+import { loadProject } from '../projects/access.js';
+import { addItemRoutes } from './item-routes.js';
+import { CreateFunnelBody, CreateGoalBody, FunnelList, FunnelSchema, GoalSchema } from './schemas.js';
 import { funnelStore, GoalMessages, goalStore, MAX_FUNNELS, MAX_GOALS } from './store.js';
-
-const IdParam = v.object({ domain: v.string(), id: v.string() });
-
-/** Write scope first (403), then the manager role (404 like a missing project), then the body. */
-const managerOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await loadProject(c, MANAGERS);
-  await next();
-};
 
 /** Goal and funnel management under /api/v1/projects/:domain. Reading goals and funnel results are reports. */
 export function goalRoutes() {
   const app = new Hono<AppEnv>();
 
-  app.post(
-    '/:domain/goals',
-    describeRoute({
-      tags: ['Goals'],
-      summary: 'Create a goal (owner or admin, write scope)',
-      description:
-        'Types: `event` (value = custom or transaction event name), `pageview` (value = path pattern, `*` matches any ' +
-        'characters including `/`), `revenue` (value = transaction name), `traffic` (value = referrer source, `""` for all ' +
-        'traffic), `engagement` (value `""`: average visit duration). `target` is an optional number ≥ 0.',
-      security: bearerSecurity,
-      responses: { 201: json('The created goal', GoalSchema), ...errorsFor(400, 401, 403, 404, 429) },
-    }),
-    requireWrite(),
-    managerOnly,
-    validate('json', CreateGoalBody),
-    async (c) => {
-      const body = c.req.valid('json');
-      const { redis, clock } = c.get('services').deps;
-      const { project } = await loadProject(c, MANAGERS);
-      if ((await goalStore.count(redis, project.id)) >= MAX_GOALS) throw badRequest(GoalMessages.tooManyGoals);
-      const goal = await goalStore.create(redis, project.id, body, clock.now());
-      return c.json(goal, 201);
-    },
-  );
-
-  app.delete(
-    '/:domain/goals/:id',
-    describeRoute({
-      tags: ['Goals'],
-      summary: 'Delete a goal (owner or admin, write scope)',
-      security: bearerSecurity,
-      responses: { 200: json('Deleted', OkResult), ...errorsFor(401, 403, 404, 429) },
-    }),
-    requireWrite(),
-    validate('param', IdParam),
-    async (c) => {
-      const { project } = await loadProject(c, MANAGERS);
-      const removed = await goalStore.remove(c.get('services').deps.redis, project.id, c.req.valid('param').id);
-      if (!removed) throw new ApiError(404, GoalMessages.goalNotFound);
-      return c.json({ ok: true });
-    },
-  );
+  addItemRoutes(app, {
+    segment: 'goals',
+    tag: 'Goals',
+    noun: 'goal',
+    createDescription:
+      'Types: `event` (value = custom or transaction event name), `pageview` (value = path pattern, `*` matches any ' +
+      'characters including `/`), `revenue` (value = transaction name), `traffic` (value = referrer source, `""` for all ' +
+      'traffic), `engagement` (value `""`: average visit duration). `target` is an optional number ≥ 0.',
+    body: CreateGoalBody,
+    schema: GoalSchema,
+    store: goalStore,
+    max: MAX_GOALS,
+    tooManyMessage: GoalMessages.tooManyGoals,
+    notFoundMessage: GoalMessages.goalNotFound,
+  });
 
   app.get(
     '/:domain/funnels',
@@ -80,46 +42,19 @@ export function goalRoutes() {
     },
   );
 
-  app.post(
-    '/:domain/funnels',
-    describeRoute({
-      tags: ['Funnels'],
-      summary: 'Create a funnel (owner or admin, write scope)',
-      description:
-        '2 to 8 steps, each `{type: "pageview", value: path pattern with * wildcards}` or `{type: "event", value: event name}`.',
-      security: bearerSecurity,
-      responses: { 201: json('The created funnel', FunnelSchema), ...errorsFor(400, 401, 403, 404, 429) },
-    }),
-    requireWrite(),
-    managerOnly,
-    validate('json', CreateFunnelBody),
-    async (c) => {
-      const body = c.req.valid('json');
-      const { redis, clock } = c.get('services').deps;
-      const { project } = await loadProject(c, MANAGERS);
-      if ((await funnelStore.count(redis, project.id)) >= MAX_FUNNELS) throw badRequest(GoalMessages.tooManyFunnels);
-      const funnel = await funnelStore.create(redis, project.id, body, clock.now());
-      return c.json(funnel, 201);
-    },
-  );
-
-  app.delete(
-    '/:domain/funnels/:id',
-    describeRoute({
-      tags: ['Funnels'],
-      summary: 'Delete a funnel (owner or admin, write scope)',
-      security: bearerSecurity,
-      responses: { 200: json('Deleted', OkResult), ...errorsFor(401, 403, 404, 429) },
-    }),
-    requireWrite(),
-    validate('param', IdParam),
-    async (c) => {
-      const { project } = await loadProject(c, MANAGERS);
-      const removed = await funnelStore.remove(c.get('services').deps.redis, project.id, c.req.valid('param').id);
-      if (!removed) throw new ApiError(404, GoalMessages.funnelNotFound);
-      return c.json({ ok: true });
-    },
-  );
+  addItemRoutes(app, {
+    segment: 'funnels',
+    tag: 'Funnels',
+    noun: 'funnel',
+    createDescription:
+      '2 to 8 steps, each `{type: "pageview", value: path pattern with * wildcards}` or `{type: "event", value: event name}`.',
+    body: CreateFunnelBody,
+    schema: FunnelSchema,
+    store: funnelStore,
+    max: MAX_FUNNELS,
+    tooManyMessage: GoalMessages.tooManyFunnels,
+    notFoundMessage: GoalMessages.funnelNotFound,
+  });
 
   return app;
 }

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { BOT_FILTERS } from '../../src/reports/params.js';
 import { GOAL_BOT_PERIODS, resolvePeriod } from '../../src/reports/periods.js';
-import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 import { callJson, chTime, csvLines, newProject, seededRandom } from '../helpers/report-fixtures.js';
+import { useHarness } from '../helpers/setup.js';
 
 const NOW = Date.parse('2026-05-20T21:10:00Z'); // already the 21st in Kathmandu (+05:45)
 const DAY = 86_400_000;
 const ZONE = 'Asia/Kathmandu';
-let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-beforeAll(async () => {
-  h = await createHarness({ clock: fixedClock(NOW) });
-  [alice, bob] = await Promise.all([h.user('alice'), h.user('bob')]);
-});
-afterAll(closeHarness);
+const ctx = useHarness(['alice', 'bob'], { clock: fixedClock(NOW) });
 
 const BOTS = [
   ['gptbot', 'GPTBot', 'training'],
@@ -98,9 +91,9 @@ function reference(hits: Hit[], key: (typeof GOAL_BOT_PERIODS)[number], filter: 
 
 describe('bots report', () => {
   it('equals the TypeScript computation for every period and filter', async () => {
-    const { domain, id } = await newProject(h, alice, ZONE);
+    const { domain, id } = await newProject(ctx.h, ctx.alice, ZONE);
     const hits = generate(3);
-    await h.deps.clickhouse.insert({
+    await ctx.h.deps.clickhouse.insert({
       table: 'bot_hits',
       format: 'JSONEachRow',
       values: hits.map((x) => ({
@@ -110,34 +103,34 @@ describe('bots report', () => {
     });
     for (const key of GOAL_BOT_PERIODS) {
       for (const filter of BOT_FILTERS) {
-        const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/bots?period=${key}&filter=${filter}`, alice.readKey);
+        const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/bots?period=${key}&filter=${filter}`, ctx.alice.readKey);
         expect(res.status).toBe(200);
         expect(res.body, `${key} ${filter}`).toEqual(reference(hits, key, filter));
       }
     }
     // The data really exercises the rules: zero-filled days, a cut top list, the filter narrowing.
-    const year = await callJson(h, 'GET', `/api/v1/projects/${domain}/bots?period=12m&filter=all`, alice.session);
+    const year = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/bots?period=12m&filter=all`, ctx.alice.session);
     expect(year.body.data.series.some((d: { count: number; byBot: unknown[] }) => d.count === 0 && d.byBot.length === 0)).toBe(true);
     expect(year.body.data.series.every((d: { date: unknown }) => typeof d.date === 'number')).toBe(true);
     expect(year.body.data.topBots).toHaveLength(10);
     expect(year.body.data.topPages).toHaveLength(10);
     expect(year.body.data.totals.verified).toBeGreaterThan(0);
-    const training = await callJson(h, 'GET', `/api/v1/projects/${domain}/bots?period=12m&filter=training`, alice.readKey);
+    const training = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/bots?period=12m&filter=training`, ctx.alice.readKey);
     expect(training.body.data.topBots.map((b: { category: string }) => b.category)).toEqual(['training', 'training', 'training']);
     expect(training.body.data.totals).toEqual(year.body.data.totals);
-    const csv = await csvLines(h, `/api/v1/projects/${domain}/bots?period=12m&filter=training`, alice.readKey);
+    const csv = await csvLines(ctx.h, `/api/v1/projects/${domain}/bots?period=12m&filter=training`, ctx.alice.readKey);
     expect(csv).toEqual([
       'slug,name,category,hits,verified_hits',
       ...training.body.data.topBots.map((b: Record<string, unknown>) => `${b.slug},${b.name},training,${b.count},${b.verified}`),
     ]);
-    const today = await callJson(h, 'GET', `/api/v1/projects/${domain}/bots?period=today`, alice.readKey);
+    const today = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/bots?period=today`, ctx.alice.readKey);
     expect(today.body.data.series).toHaveLength(1);
     expect(today.body.data.topPages.find((p: { path: string }) => p.path === '/edge')).toEqual({ path: '/edge', count: 1 });
   });
 
   it('defaults to 7d and all, and answers an empty project with zeros', async () => {
-    const { domain } = await newProject(h, alice, ZONE);
-    const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/bots`, alice.writeKey);
+    const { domain } = await newProject(ctx.h, ctx.alice, ZONE);
+    const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/bots`, ctx.alice.writeKey);
     expect(res.status).toBe(200);
     expect(res.body.period).toBe('7d');
     expect(res.body.filter).toBe('all');
@@ -149,18 +142,18 @@ describe('bots report', () => {
   });
 
   it('refuses bad parameters, missing credentials and foreign projects', async () => {
-    const { domain } = await newProject(h, alice);
+    const { domain } = await newProject(ctx.h, ctx.alice);
     const base = `/api/v1/projects/${domain}/bots`;
-    expect(await callJson(h, 'GET', `${base}?filter=spam`, alice.readKey)).toEqual({
+    expect(await callJson(ctx.h, 'GET', `${base}?filter=spam`, ctx.alice.readKey)).toEqual({
       status: 400,
       body: { error: 'filter must be one of: all, ai_answer, indexing, training, other' },
     });
-    expect(await callJson(h, 'GET', `${base}?period=90d`, alice.readKey)).toEqual({
+    expect(await callJson(ctx.h, 'GET', `${base}?period=90d`, ctx.alice.readKey)).toEqual({
       status: 400,
       body: { error: 'period must be one of: today, 7d, 30d, 6m, 12m' },
     });
-    expect(await callJson(h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
-    expect(await callJson(h, 'GET', base, 'sl_notakey')).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
-    expect(await callJson(h, 'GET', base, bob.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    expect(await callJson(ctx.h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
+    expect(await callJson(ctx.h, 'GET', base, 'sl_notakey')).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
+    expect(await callJson(ctx.h, 'GET', base, ctx.bob.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
   });
 });

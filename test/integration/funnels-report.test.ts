@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { REPORT_PERIODS } from '../../src/reports/periods.js';
 import { insertEvents, makeEvent, type GenEvent } from '../helpers/events-gen.js';
-import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 import { addMember, callJson, csvLines, newProject, seededRandom } from '../helpers/report-fixtures.js';
+import { useHarness } from '../helpers/setup.js';
 
 const NOW = Date.parse('2026-05-20T09:30:00Z');
 const MIN = 60_000;
 const DAY = 86_400_000;
-let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-beforeAll(async () => {
-  h = await createHarness({ clock: fixedClock(NOW) });
-  [alice, bob] = await Promise.all([h.user('alice'), h.user('bob')]);
-});
-afterAll(closeHarness);
+const ctx = useHarness(['alice', 'bob'], { clock: fixedClock(NOW) });
 
 type Step = { type: 'pageview' | 'event'; value: string };
 
@@ -108,21 +101,21 @@ function journeys(): GenEvent[] {
 
 describe('funnels', () => {
   it('counts visitors per step within one session, in order, inside the window', async () => {
-    const { domain, id } = await newProject(h, alice);
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
     const events = journeys();
-    await insertEvents(h.deps.clickhouse, id, events);
-    const made = await callJson(h, 'POST', `/api/v1/projects/${domain}/funnels`, alice.writeKey, { name: 'Signup flow', steps: FUNNEL });
+    await insertEvents(ctx.h.deps.clickhouse, id, events);
+    const made = await callJson(ctx.h, 'POST', `/api/v1/projects/${domain}/funnels`, ctx.alice.writeKey, { name: 'Signup flow', steps: FUNNEL });
     expect(made.status).toBe(201);
     expect(made.body).toEqual({ id: expect.any(String), name: 'Signup flow', steps: FUNNEL, createdAt: new Date(NOW).toISOString() });
 
-    const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/funnels/${made.body.id}?period=30d`, alice.readKey);
+    const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/funnels/${made.body.id}?period=30d`, ctx.alice.readKey);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ period: '30d', funnel: { id: made.body.id, name: 'Signup flow' } });
     expect(res.body.steps.map((s: { visitors: number }) => s.visitors)).toEqual([10, 4, 3]); // step 1: all but 9 (and 12, too old); step 2: 1, 2, 8, 10; step 3: 1, 8, 10
     expect(res.body.steps).toEqual(reference(events, FUNNEL, Date.parse(res.body.from), Date.parse(res.body.to)));
     expect(res.body.steps[1]).toMatchObject({ dropOff: 6, dropOffRate: 6 / 10, conversionRate: 4 / 10 });
 
-    expect(await csvLines(h, `/api/v1/projects/${domain}/funnels/${made.body.id}?period=30d`, alice.readKey)).toEqual([
+    expect(await csvLines(ctx.h, `/api/v1/projects/${domain}/funnels/${made.body.id}?period=30d`, ctx.alice.readKey)).toEqual([
       'step,type,value,visitors,conversion_rate,drop_off,drop_off_rate',
       '1,pageview,/blog/*,10,1,0,',
       '2,event,signup,4,0.4,6,0.6',
@@ -130,28 +123,28 @@ describe('funnels', () => {
     ]);
 
     // 90d brings in visitor 12's old conversion.
-    const wide = await callJson(h, 'GET', `/api/v1/projects/${domain}/funnels/${made.body.id}?period=90d`, alice.readKey);
+    const wide = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/funnels/${made.body.id}?period=90d`, ctx.alice.readKey);
     expect(wide.body.steps.map((s: { visitors: number }) => s.visitors)).toEqual([11, 5, 4]);
   });
 
   it('lets one event advance one step only', async () => {
-    const { domain, id } = await newProject(h, alice);
-    await insertEvents(h.deps.clickhouse, id, [
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
+    await insertEvents(ctx.h.deps.clickhouse, id, [
       makeEvent({ ts: NOW - 10 * MIN, visitor: 1, path: '/p1' }),
       makeEvent({ ts: NOW - 10 * MIN, visitor: 2, path: '/p1' }),
       makeEvent({ ts: NOW - 9 * MIN, visitor: 2, path: '/p2' }),
     ]);
-    const made = await callJson(h, 'POST', `/api/v1/projects/${domain}/funnels`, alice.writeKey, {
+    const made = await callJson(ctx.h, 'POST', `/api/v1/projects/${domain}/funnels`, ctx.alice.writeKey, {
       name: 'Twice',
       steps: [{ type: 'pageview', value: '/p*' }, { type: 'pageview', value: '/p*' }],
     });
-    const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/funnels/${made.body.id}`, alice.readKey);
+    const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/funnels/${made.body.id}`, ctx.alice.readKey);
     expect(res.body.period).toBe('30d');
     expect(res.body.steps.map((s: { visitors: number }) => s.visitors)).toEqual([2, 1]);
   });
 
   it('equals the TypeScript reference on random journeys for every period', async () => {
-    const { domain, id } = await newProject(h, alice, 'America/St_Johns');
+    const { domain, id } = await newProject(ctx.h, ctx.alice, 'America/St_Johns');
     const r = seededRandom(42);
     const paths = ['/', '/blog/a', '/blog/b', '/shop/item-1', '/shop/item-2', '/cart', '/checkout/done'];
     const names = ['add_to_cart', 'signup', 'purchase'];
@@ -173,63 +166,63 @@ describe('funnels', () => {
         }
       }
     }
-    await insertEvents(h.deps.clickhouse, id, events);
+    await insertEvents(ctx.h.deps.clickhouse, id, events);
     const steps: Step[] = [
       { type: 'pageview', value: '/shop/*' },
       { type: 'event', value: 'add_to_cart' },
       { type: 'pageview', value: '/c*' },
       { type: 'event', value: 'purchase' },
     ];
-    const made = await callJson(h, 'POST', `/api/v1/projects/${domain}/funnels`, alice.writeKey, { name: 'Shop', steps });
+    const made = await callJson(ctx.h, 'POST', `/api/v1/projects/${domain}/funnels`, ctx.alice.writeKey, { name: 'Shop', steps });
     for (const key of REPORT_PERIODS) {
-      const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/funnels/${made.body.id}?period=${key}`, alice.readKey);
+      const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/funnels/${made.body.id}?period=${key}`, ctx.alice.readKey);
       expect(res.status).toBe(200);
       expect(res.body.steps, key).toEqual(reference(events, steps, Date.parse(res.body.from), Date.parse(res.body.to)));
     }
-    const year = await callJson(h, 'GET', `/api/v1/projects/${domain}/funnels/${made.body.id}?period=12m`, alice.readKey);
+    const year = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/funnels/${made.body.id}?period=12m`, ctx.alice.readKey);
     expect(year.body.steps[0].visitors).toBeGreaterThan(year.body.steps[3].visitors);
     expect(year.body.steps[2].visitors).toBeGreaterThan(0);
   });
 
   it('lists and deletes definitions', async () => {
-    const { domain } = await newProject(h, alice);
-    const a = await callJson(h, 'POST', `/api/v1/projects/${domain}/funnels`, alice.writeKey, { name: 'A', steps: FUNNEL });
-    const b = await callJson(h, 'POST', `/api/v1/projects/${domain}/funnels`, alice.writeKey, { name: ' B ', steps: FUNNEL.slice(0, 2) });
+    const { domain } = await newProject(ctx.h, ctx.alice);
+    const a = await callJson(ctx.h, 'POST', `/api/v1/projects/${domain}/funnels`, ctx.alice.writeKey, { name: 'A', steps: FUNNEL });
+    const b = await callJson(ctx.h, 'POST', `/api/v1/projects/${domain}/funnels`, ctx.alice.writeKey, { name: ' B ', steps: FUNNEL.slice(0, 2) });
     expect(b.body.name).toBe('B');
-    const list = await callJson(h, 'GET', `/api/v1/projects/${domain}/funnels`, alice.readKey);
+    const list = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/funnels`, ctx.alice.readKey);
     expect(list).toEqual({ status: 200, body: { funnels: [a.body, b.body] } });
-    expect(await callJson(h, 'DELETE', `/api/v1/projects/${domain}/funnels/${a.body.id}`, alice.writeKey)).toEqual({ status: 200, body: { ok: true } });
-    expect((await callJson(h, 'GET', `/api/v1/projects/${domain}/funnels`, alice.readKey)).body.funnels).toEqual([b.body]);
-    expect(await callJson(h, 'GET', `/api/v1/projects/${domain}/funnels/${a.body.id}`, alice.readKey)).toEqual({ status: 404, body: { error: 'Funnel not found' } });
-    expect(await callJson(h, 'DELETE', `/api/v1/projects/${domain}/funnels/${a.body.id}`, alice.writeKey)).toEqual({ status: 404, body: { error: 'Funnel not found' } });
+    expect(await callJson(ctx.h, 'DELETE', `/api/v1/projects/${domain}/funnels/${a.body.id}`, ctx.alice.writeKey)).toEqual({ status: 200, body: { ok: true } });
+    expect((await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/funnels`, ctx.alice.readKey)).body.funnels).toEqual([b.body]);
+    expect(await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/funnels/${a.body.id}`, ctx.alice.readKey)).toEqual({ status: 404, body: { error: 'Funnel not found' } });
+    expect(await callJson(ctx.h, 'DELETE', `/api/v1/projects/${domain}/funnels/${a.body.id}`, ctx.alice.writeKey)).toEqual({ status: 404, body: { error: 'Funnel not found' } });
   });
 });
 
 describe('funnels: every refusal', () => {
   it('answers 400, 401, 403 and 404 where they apply', async () => {
-    const { domain, id } = await newProject(h, alice);
-    await addMember(h, id, bob, 'member');
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
+    await addMember(ctx.h, id, ctx.bob, 'member');
     const base = `/api/v1/projects/${domain}/funnels`;
     const ok = { name: 'Flow', steps: FUNNEL };
-    const funnelId = (await callJson(h, 'POST', base, alice.writeKey, ok)).body.id;
+    const funnelId = (await callJson(ctx.h, 'POST', base, ctx.alice.writeKey, ok)).body.id;
 
-    expect(await callJson(h, 'GET', `${base}/${funnelId}?period=1y`, alice.readKey)).toEqual({
+    expect(await callJson(ctx.h, 'GET', `${base}/${funnelId}?period=1y`, ctx.alice.readKey)).toEqual({
       status: 400,
       body: { error: 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week' },
     });
     for (const [method, path] of [['GET', base], ['GET', `${base}/${funnelId}`], ['POST', base], ['DELETE', `${base}/${funnelId}`]] as const) {
-      expect(await callJson(h, method, path, undefined, method === 'POST' ? ok : undefined)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
+      expect(await callJson(ctx.h, method, path, undefined, method === 'POST' ? ok : undefined)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
     }
-    expect(await callJson(h, 'POST', base, alice.readKey, ok)).toEqual({ status: 403, body: { error: 'API key is read-only' } });
-    expect(await callJson(h, 'DELETE', `${base}/${funnelId}`, alice.readKey)).toEqual({ status: 403, body: { error: 'API key is read-only' } });
+    expect(await callJson(ctx.h, 'POST', base, ctx.alice.readKey, ok)).toEqual({ status: 403, body: { error: 'API key is read-only' } });
+    expect(await callJson(ctx.h, 'DELETE', `${base}/${funnelId}`, ctx.alice.readKey)).toEqual({ status: 403, body: { error: 'API key is read-only' } });
     // Members read funnels but cannot manage them.
-    expect((await callJson(h, 'GET', base, bob.readKey)).status).toBe(200);
-    expect((await callJson(h, 'GET', `${base}/${funnelId}`, bob.readKey)).status).toBe(200);
-    expect(await callJson(h, 'POST', base, bob.writeKey, ok)).toEqual({ status: 404, body: { error: 'Project not found' } });
-    expect(await callJson(h, 'DELETE', `${base}/${funnelId}`, bob.writeKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
-    const stranger = await h.user('eve');
-    expect(await callJson(h, 'GET', base, stranger.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
-    expect(await callJson(h, 'GET', `${base}/${funnelId}`, stranger.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    expect((await callJson(ctx.h, 'GET', base, ctx.bob.readKey)).status).toBe(200);
+    expect((await callJson(ctx.h, 'GET', `${base}/${funnelId}`, ctx.bob.readKey)).status).toBe(200);
+    expect(await callJson(ctx.h, 'POST', base, ctx.bob.writeKey, ok)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    expect(await callJson(ctx.h, 'DELETE', `${base}/${funnelId}`, ctx.bob.writeKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    const stranger = await ctx.h.user('eve');
+    expect(await callJson(ctx.h, 'GET', base, stranger.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    expect(await callJson(ctx.h, 'GET', `${base}/${funnelId}`, stranger.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
 
     const step = { type: 'pageview', value: '/x' };
     const stepsMessage = 'steps must be an array of 2 to 8 steps';
@@ -244,8 +237,8 @@ describe('funnels: every refusal', () => {
       [{ steps: [step, step] }, 'Body must be a JSON object with name (1–80 characters) and steps'],
     ];
     for (const [body, error] of bad) {
-      expect(await callJson(h, 'POST', base, alice.writeKey, body), JSON.stringify(body)).toEqual({ status: 400, body: { error } });
+      expect(await callJson(ctx.h, 'POST', base, ctx.alice.writeKey, body), JSON.stringify(body)).toEqual({ status: 400, body: { error } });
     }
-    expect((await callJson(h, 'POST', base, alice.writeKey, { name: 'Eight', steps: Array(8).fill(step) })).status).toBe(201);
+    expect((await callJson(ctx.h, 'POST', base, ctx.alice.writeKey, { name: 'Eight', steps: Array(8).fill(step) })).status).toBe(201);
   });
 });

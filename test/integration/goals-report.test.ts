@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { GOAL_BOT_PERIODS, resolvePeriod } from '../../src/reports/periods.js';
 import { insertEvents, makeEvent, type GenEvent } from '../helpers/events-gen.js';
-import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 import { addMember, callJson, csvLines, newProject, seededRandom } from '../helpers/report-fixtures.js';
+import { useHarness } from '../helpers/setup.js';
 
 const NOW = Date.parse('2026-05-20T09:30:00Z');
 const DAY = 86_400_000;
 const ZONE = 'Asia/Kolkata';
-let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
-beforeAll(async () => {
-  h = await createHarness({ clock: fixedClock(NOW) });
-  [alice, bob, carol] = await Promise.all([h.user('alice'), h.user('bob'), h.user('carol')]);
-});
-afterAll(closeHarness);
+const ctx = useHarness(['alice', 'bob', 'carol'], { clock: fixedClock(NOW) });
 
 const PATHS = ['/', '/blog/a', '/blog/b/c', '/blog', '/pricing', '/docs/x?y=1', '/docs/xzy=1', '/a/post-1', '/b.c'];
 const SOURCES = ['(direct)', 'google.com', 't.co'];
@@ -122,12 +114,12 @@ const GOALS: GoalInput[] = [
 
 describe('goals', () => {
   it('creates goals of every type and reports each per its definition, for every period', async () => {
-    const { domain, id } = await newProject(h, alice, ZONE);
+    const { domain, id } = await newProject(ctx.h, ctx.alice, ZONE);
     const events = generate(7);
-    await insertEvents(h.deps.clickhouse, id, events);
+    await insertEvents(ctx.h.deps.clickhouse, id, events);
     const created: { id: string }[] = [];
     for (const g of GOALS) {
-      const res = await callJson(h, 'POST', `/api/v1/projects/${domain}/goals`, alice.writeKey, g);
+      const res = await callJson(ctx.h, 'POST', `/api/v1/projects/${domain}/goals`, ctx.alice.writeKey, g);
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ id: expect.any(String), name: g.name, type: g.type, value: g.value, target: g.target ?? null, createdAt: new Date(NOW).toISOString() });
       created.push(res.body);
@@ -135,7 +127,7 @@ describe('goals', () => {
 
     for (const key of GOAL_BOT_PERIODS) {
       const period = resolvePeriod(key, ZONE, NOW);
-      const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/goals?period=${key}`, alice.session);
+      const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/goals?period=${key}`, ctx.alice.session);
       expect(res.status).toBe(200);
       expect(res.body.period).toBe(key);
       expect(res.body.from).toBe(new Date(period.from).toISOString());
@@ -159,68 +151,68 @@ describe('goals', () => {
       });
     }
     // Sanity: the data set exercises every type with non-zero values over 12m.
-    const year = await callJson(h, 'GET', `/api/v1/projects/${domain}/goals?period=12m`, alice.readKey);
+    const year = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/goals?period=12m`, ctx.alice.readKey);
     for (const name of ['Signups', 'Blog', 'Any post', 'Docs literal', 'Revenue', 'Google', 'Engagement']) {
       expect(year.body.goals.find((g: { name: string }) => g.name === name).current).toBeGreaterThan(0);
     }
     expect(year.body.goals.find((g: { name: string }) => g.name === 'Revenue').currency).toBe('USD');
 
-    const csv = await csvLines(h, `/api/v1/projects/${domain}/goals?period=12m`, alice.readKey);
+    const csv = await csvLines(ctx.h, `/api/v1/projects/${domain}/goals?period=12m`, ctx.alice.readKey);
     expect(csv[0]).toBe('name,type,value,target,category,format,current,currency,conversion_rate');
     expect(csv).toHaveLength(GOALS.length + 1);
     expect(csv).toContain(`Google,traffic,google.com,,traffic,number,${year.body.goals[9].current},,`);
 
     // Default period is 30d; an API key gets the full data.
-    const dflt = await callJson(h, 'GET', `/api/v1/projects/${domain}/goals`, alice.readKey);
+    const dflt = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/goals`, ctx.alice.readKey);
     expect(dflt.body.period).toBe('30d');
     expect(dflt.body.goals).toHaveLength(GOALS.length);
   });
 
   it('reports zero and null rates for a project without data, and deletes goals', async () => {
-    const { domain } = await newProject(h, alice);
-    const made = await callJson(h, 'POST', `/api/v1/projects/${domain}/goals`, alice.writeKey, { name: 'E', type: 'event', value: 'x' });
-    const eng = await callJson(h, 'POST', `/api/v1/projects/${domain}/goals`, alice.writeKey, { name: 'Time', type: 'engagement' });
+    const { domain } = await newProject(ctx.h, ctx.alice);
+    const made = await callJson(ctx.h, 'POST', `/api/v1/projects/${domain}/goals`, ctx.alice.writeKey, { name: 'E', type: 'event', value: 'x' });
+    const eng = await callJson(ctx.h, 'POST', `/api/v1/projects/${domain}/goals`, ctx.alice.writeKey, { name: 'Time', type: 'engagement' });
     expect(eng.body.value).toBe('');
-    const empty = await callJson(h, 'GET', `/api/v1/projects/${domain}/goals?period=today`, alice.readKey);
+    const empty = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/goals?period=today`, ctx.alice.readKey);
     expect(empty.body.goals.map((g: Record<string, unknown>) => [g.current, g.conversionRate])).toEqual([[0, null], [0, null]]);
 
-    const del = await callJson(h, 'DELETE', `/api/v1/projects/${domain}/goals/${made.body.id}`, alice.writeKey);
+    const del = await callJson(ctx.h, 'DELETE', `/api/v1/projects/${domain}/goals/${made.body.id}`, ctx.alice.writeKey);
     expect(del).toEqual({ status: 200, body: { ok: true } });
-    const again = await callJson(h, 'DELETE', `/api/v1/projects/${domain}/goals/${made.body.id}`, alice.writeKey);
+    const again = await callJson(ctx.h, 'DELETE', `/api/v1/projects/${domain}/goals/${made.body.id}`, ctx.alice.writeKey);
     expect(again).toEqual({ status: 404, body: { error: 'Goal not found' } });
-    const after = await callJson(h, 'GET', `/api/v1/projects/${domain}/goals`, alice.readKey);
+    const after = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/goals`, ctx.alice.readKey);
     expect(after.body.goals.map((g: { name: string }) => g.name)).toEqual(['Time']);
   });
 });
 
 describe('goals: every refusal', () => {
   it('answers 400, 401, 403 and 404 where they apply', async () => {
-    const { domain, id } = await newProject(h, alice);
-    await addMember(h, id, bob, 'member');
-    await addMember(h, id, carol, 'admin');
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
+    await addMember(ctx.h, id, ctx.bob, 'member');
+    await addMember(ctx.h, id, ctx.carol, 'admin');
     const base = `/api/v1/projects/${domain}/goals`;
     const ok = { name: 'Signup', type: 'event', value: 'signup' };
 
-    expect(await callJson(h, 'GET', `${base}?period=90d`, alice.readKey)).toEqual({
+    expect(await callJson(ctx.h, 'GET', `${base}?period=90d`, ctx.alice.readKey)).toEqual({
       status: 400,
       body: { error: 'period must be one of: today, 7d, 30d, 6m, 12m' },
     });
-    expect(await callJson(h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
-    expect(await callJson(h, 'POST', base, undefined, ok)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
-    expect(await callJson(h, 'POST', base, alice.readKey, ok)).toEqual({ status: 403, body: { error: 'API key is read-only' } });
-    const someGoal = (await callJson(h, 'POST', base, alice.writeKey, ok)).body.id;
-    expect(await callJson(h, 'DELETE', `${base}/${someGoal}`, alice.readKey)).toEqual({ status: 403, body: { error: 'API key is read-only' } });
+    expect(await callJson(ctx.h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
+    expect(await callJson(ctx.h, 'POST', base, undefined, ok)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
+    expect(await callJson(ctx.h, 'POST', base, ctx.alice.readKey, ok)).toEqual({ status: 403, body: { error: 'API key is read-only' } });
+    const someGoal = (await callJson(ctx.h, 'POST', base, ctx.alice.writeKey, ok)).body.id;
+    expect(await callJson(ctx.h, 'DELETE', `${base}/${someGoal}`, ctx.alice.readKey)).toEqual({ status: 403, body: { error: 'API key is read-only' } });
 
     // A member reads goals but cannot manage them: 404 like a missing project.
-    expect((await callJson(h, 'GET', base, bob.readKey)).status).toBe(200);
-    expect(await callJson(h, 'POST', base, bob.writeKey, ok)).toEqual({ status: 404, body: { error: 'Project not found' } });
-    expect(await callJson(h, 'DELETE', `${base}/${someGoal}`, bob.writeKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    expect((await callJson(ctx.h, 'GET', base, ctx.bob.readKey)).status).toBe(200);
+    expect(await callJson(ctx.h, 'POST', base, ctx.bob.writeKey, ok)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    expect(await callJson(ctx.h, 'DELETE', `${base}/${someGoal}`, ctx.bob.writeKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
     // An admin manages goals.
-    expect((await callJson(h, 'POST', base, carol.writeKey, ok)).status).toBe(201);
+    expect((await callJson(ctx.h, 'POST', base, ctx.carol.writeKey, ok)).status).toBe(201);
     // A stranger sees no project.
-    const stranger = await h.user('dave');
-    expect(await callJson(h, 'GET', base, stranger.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
-    expect(await callJson(h, 'POST', base, stranger.writeKey, ok)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    const stranger = await ctx.h.user('dave');
+    expect(await callJson(ctx.h, 'GET', base, stranger.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    expect(await callJson(ctx.h, 'POST', base, stranger.writeKey, ok)).toEqual({ status: 404, body: { error: 'Project not found' } });
 
     const bad: [unknown, string][] = [
       [{ ...ok, name: '' }, 'name is required (1–80 characters)'],
@@ -238,11 +230,11 @@ describe('goals: every refusal', () => {
       [{ name: 'No type', value: 'x' }, 'Body must be a JSON object with name (1–80 characters), type and value'],
     ];
     for (const [body, error] of bad) {
-      expect(await callJson(h, 'POST', base, alice.writeKey, body), JSON.stringify(body)).toEqual({ status: 400, body: { error } });
+      expect(await callJson(ctx.h, 'POST', base, ctx.alice.writeKey, body), JSON.stringify(body)).toEqual({ status: 400, body: { error } });
     }
-    const notJson = await h.call('POST', base, { token: alice.writeKey, body: '{nope', headers: { 'Content-Type': 'application/json' } });
+    const notJson = await ctx.h.call('POST', base, { token: ctx.alice.writeKey, body: '{nope', headers: { 'Content-Type': 'application/json' } });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toEqual({ error: expect.any(String) });
-    expect(await callJson(h, 'DELETE', `${base}/gol_unknown`, alice.writeKey)).toEqual({ status: 404, body: { error: 'Goal not found' } });
+    expect(await callJson(ctx.h, 'DELETE', `${base}/gol_unknown`, ctx.alice.writeKey)).toEqual({ status: 404, body: { error: 'Goal not found' } });
   });
 });

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { REPORT_PERIODS } from '../../src/reports/periods.js';
-import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 import { callJson, chTime, csvLines, newProject, seededRandom } from '../helpers/report-fixtures.js';
+import { useHarness } from '../helpers/setup.js';
 
 const NOW = Date.parse('2026-05-20T09:30:00Z');
 const DAY = 86_400_000;
-let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-beforeAll(async () => {
-  h = await createHarness({ clock: fixedClock(NOW) });
-  [alice, bob] = await Promise.all([h.user('alice'), h.user('bob')]);
-});
-afterAll(closeHarness);
+const ctx = useHarness(['alice', 'bob'], { clock: fixedClock(NOW) });
 
 const METRICS = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'] as const;
 type Metric = (typeof METRICS)[number];
@@ -22,7 +15,7 @@ const LIMITS: Record<Metric, [number, number]> = { lcp: [2500, 4000], inp: [200,
 const DECIMALS: Record<Metric, number> = { lcp: 1, inp: 1, cls: 4, fcp: 1, ttfb: 1 };
 
 async function insertVitals(projectId: string, rows: Vitals[]) {
-  await h.deps.clickhouse.insert({
+  await ctx.h.deps.clickhouse.insert({
     table: 'events',
     format: 'JSONEachRow',
     values: rows.map(({ ts, ...rest }) => ({ project_id: projectId, ts: chTime(ts), kind: 'vitals', visitor_id: 1, session_id: 1, ...rest })),
@@ -74,28 +67,28 @@ function reference(rows: Vitals[], from: number, to: number) {
 
 describe('performance report', () => {
   it('equals a TypeScript computation of p75, average, samples and rating for every period', async () => {
-    const { domain, id } = await newProject(h, alice, 'Pacific/Chatham');
+    const { domain, id } = await newProject(ctx.h, ctx.alice, 'Pacific/Chatham');
     const rows = generate(5);
     await insertVitals(id, rows);
     for (const key of REPORT_PERIODS) {
-      const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/performance?period=${key}`, alice.readKey);
+      const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/performance?period=${key}`, ctx.alice.readKey);
       expect(res.status).toBe(200);
       const { period, from, to, ...rest } = res.body;
       expect(period).toBe(key);
       expect(rest, key).toEqual(reference(rows, Date.parse(from), Date.parse(to)));
     }
-    const quarter = await callJson(h, 'GET', `/api/v1/projects/${domain}/performance?period=90d`, alice.readKey);
+    const quarter = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/performance?period=90d`, ctx.alice.readKey);
     expect(quarter.body.pages).toHaveLength(10);
     const ratings = new Set(quarter.body.pages.flatMap((p: Record<Metric, { rating: string }>) => METRICS.map((m) => p[m].rating)));
     expect(ratings.size).toBeGreaterThan(1);
   });
 
   it('rates p75 by the web.dev thresholds, boundaries included, and answers nulls without samples', async () => {
-    const { domain, id } = await newProject(h, alice);
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
     const at = NOW - 3_600_000;
     const only = (path: string, lcp: number, cls: number | null): Vitals => ({ ts: at, path, lcp, inp: null, cls, fcp: null, ttfb: null });
     await insertVitals(id, [only('/a', 2500, 0.09999999), only('/b', 4000, 0.25), only('/c', 4000.5, 0.2501), only('/c', 1, null)]);
-    const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/performance?period=today`, alice.readKey);
+    const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/performance?period=today`, ctx.alice.readKey);
     const pick = (path: string) => res.body.pages.find((p: { path: string }) => p.path === path);
     expect(pick('/a').lcp).toEqual({ p75: 2500, avg: 2500, samples: 1, rating: 'good' });
     expect(pick('/a').cls.rating).toBe('good');
@@ -107,27 +100,27 @@ describe('performance report', () => {
     expect(pick('/c').inp).toEqual({ p75: null, avg: null, samples: 0, rating: null });
     expect(res.body.pages.map((p: { path: string; samples: number }) => [p.path, p.samples])).toEqual([['/c', 2], ['/a', 1], ['/b', 1]]);
 
-    const csv = await csvLines(h, `/api/v1/projects/${domain}/performance?period=today`, alice.readKey);
+    const csv = await csvLines(ctx.h, `/api/v1/projects/${domain}/performance?period=today`, ctx.alice.readKey);
     expect(csv[0]).toBe('scope,metric,p75,avg,samples,rating');
     expect(csv).toContain('(overall),lcp,4000.5,2625.4,4,poor'); // sorted [1, 2500, 4000, 4000.5], index 3
     expect(csv).toContain('/c,inp,,,0,');
     expect(csv).toHaveLength(1 + 5 * 4);
 
-    const empty = await newProject(h, alice);
-    const none = await callJson(h, 'GET', `/api/v1/projects/${empty.domain}/performance`, alice.readKey);
+    const empty = await newProject(ctx.h, ctx.alice);
+    const none = await callJson(ctx.h, 'GET', `/api/v1/projects/${empty.domain}/performance`, ctx.alice.readKey);
     expect(none.body.period).toBe('30d');
     expect(none.body.pages).toEqual([]);
     expect(none.body.overall.ttfb).toEqual({ p75: null, avg: null, samples: 0, rating: null });
   });
 
   it('refuses bad periods, missing credentials and foreign projects', async () => {
-    const { domain } = await newProject(h, alice);
+    const { domain } = await newProject(ctx.h, ctx.alice);
     const base = `/api/v1/projects/${domain}/performance`;
-    expect(await callJson(h, 'GET', `${base}?period=all`, alice.readKey)).toEqual({
+    expect(await callJson(ctx.h, 'GET', `${base}?period=all`, ctx.alice.readKey)).toEqual({
       status: 400,
       body: { error: 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week' },
     });
-    expect(await callJson(h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
-    expect(await callJson(h, 'GET', base, bob.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    expect(await callJson(ctx.h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
+    expect(await callJson(ctx.h, 'GET', base, ctx.bob.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
   });
 });

@@ -1,28 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAdmin } from '../../scripts/admin.js';
 import { createApp } from '../../src/app.js';
-import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
+import type { TestUser } from '../helpers/harness.js';
+import { useHarness } from '../helpers/setup.js';
 
 /**
  * Who may do what to which project: the 404 rule, scopes, credential refusal before Redis,
  * sessions versus API keys, and the owner/admin/member roles.
  */
-let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-
-beforeAll(async () => {
-  h = await createHarness();
-  [alice, bob] = await Promise.all([h.user('alice'), h.user('bob')]);
-});
-afterAll(closeHarness);
+const ctx = useHarness(['alice', 'bob']);
 
 const P = '/api/v1/projects';
 const NOT_FOUND = JSON.stringify({ error: 'Project not found' });
 
 async function project(user: TestUser): Promise<string> {
-  const domain = h.domain();
-  const res = await h.call('POST', P, { token: user.writeKey, body: { name: 'Site', domain } });
+  const domain = ctx.h.domain();
+  const res = await ctx.h.call('POST', P, { token: user.writeKey, body: { name: 'Site', domain } });
   expect(res.status).toBe(201);
   return domain;
 }
@@ -38,14 +31,14 @@ const ROUTES: { name: string; method: string; path: (d: string) => string; body?
 describe('route × {own, another account’s, nonexistent, deleted}', () => {
   for (const route of ROUTES) {
     it(`${route.name}: own succeeds; foreign, missing and deleted answer the identical 404`, async () => {
-      const own = await project(alice);
-      const foreign = await project(bob);
-      const missing = h.domain('missing');
-      const deleted = await project(alice);
-      const del = await h.call('DELETE', `${P}/${deleted}`, { token: alice.writeKey, body: { confirm: true } });
+      const own = await project(ctx.alice);
+      const foreign = await project(ctx.bob);
+      const missing = ctx.h.domain('missing');
+      const deleted = await project(ctx.alice);
+      const del = await ctx.h.call('DELETE', `${P}/${deleted}`, { token: ctx.alice.writeKey, body: { confirm: true } });
       expect(del.status).toBe(200);
 
-      const call = (d: string) => h.call(route.method, route.path(d), { token: alice.writeKey, body: route.body });
+      const call = (d: string) => ctx.h.call(route.method, route.path(d), { token: ctx.alice.writeKey, body: route.body });
       expect((await call(own)).status).toBe(route.ok);
 
       const answers = await Promise.all([foreign, missing, deleted].map(async (d) => {
@@ -55,7 +48,7 @@ describe('route × {own, another account’s, nonexistent, deleted}', () => {
       for (const a of answers) expect(a).toEqual({ status: 404, type: answers[0].type, body: NOT_FOUND });
 
       // The foreign project is untouched by the refused call.
-      const bobView = await (await h.call('GET', `${P}/${foreign}`, { token: bob.readKey })).json();
+      const bobView = await (await ctx.h.call('GET', `${P}/${foreign}`, { token: ctx.bob.readKey })).json();
       expect(bobView).toMatchObject({ name: 'Site', domain: foreign });
     });
   }
@@ -63,28 +56,28 @@ describe('route × {own, another account’s, nonexistent, deleted}', () => {
 
 describe('read-only key on every write → 403, nothing changes', () => {
   it('POST create', async () => {
-    const domain = h.domain();
-    const res = await h.call('POST', P, { token: alice.readKey, body: { name: 'R', domain } });
+    const domain = ctx.h.domain();
+    const res = await ctx.h.call('POST', P, { token: ctx.alice.readKey, body: { name: 'R', domain } });
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ error: 'API key is read-only' });
-    expect((await h.call('GET', `${P}/${domain}`, { token: alice.readKey })).status).toBe(404);
+    expect((await ctx.h.call('GET', `${P}/${domain}`, { token: ctx.alice.readKey })).status).toBe(404);
   });
 
   for (const route of ROUTES.filter((r) => r.method !== 'GET')) {
     it(route.name, async () => {
-      const domain = await project(alice);
-      const res = await h.call(route.method, route.path(domain), { token: alice.readKey, body: route.body });
+      const domain = await project(ctx.alice);
+      const res = await ctx.h.call(route.method, route.path(domain), { token: ctx.alice.readKey, body: route.body });
       expect(res.status).toBe(403);
       expect(await res.json()).toEqual({ error: 'API key is read-only' });
-      const detail = await (await h.call('GET', `${P}/${domain}`, { token: alice.readKey })).json();
+      const detail = await (await ctx.h.call('GET', `${P}/${domain}`, { token: ctx.alice.readKey })).json();
       expect(detail).toMatchObject({ name: 'Site', installationSeenAt: null });
     });
   }
 
   it('the read key still reads', async () => {
-    const domain = await project(alice);
-    expect((await h.call('GET', `${P}/${domain}`, { token: alice.readKey })).status).toBe(200);
-    expect((await h.call('GET', P, { token: alice.readKey })).status).toBe(200);
+    const domain = await project(ctx.alice);
+    expect((await ctx.h.call('GET', `${P}/${domain}`, { token: ctx.alice.readKey })).status).toBe(200);
+    expect((await ctx.h.call('GET', P, { token: ctx.alice.readKey })).status).toBe(200);
   });
 });
 
@@ -92,7 +85,7 @@ describe('malformed credentials → 401 without any Redis lookup', () => {
   /** The app over a Redis wrapped so every method call is counted. */
   function countingApp() {
     const counter = { calls: 0 };
-    const redis = new Proxy(h.deps.redis, {
+    const redis = new Proxy(ctx.h.deps.redis, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
         if (typeof value !== 'function') return value;
@@ -102,10 +95,10 @@ describe('malformed credentials → 401 without any Redis lookup', () => {
         };
       },
     });
-    return { app: createApp({ ...h.deps, redis }), counter };
+    return { app: createApp({ ...ctx.h.deps, redis }), counter };
   }
 
-  const realKey = () => alice.writeKey;
+  const realKey = () => ctx.alice.writeKey;
   const flipLast = (t: string) => t.slice(0, -1) + (t.endsWith('A') ? 'B' : 'A');
   const cases: [string, () => string | undefined][] = [
     ['no Authorization header', () => undefined],
@@ -114,7 +107,7 @@ describe('malformed credentials → 401 without any Redis lookup', () => {
     ['garbled key', () => 'Bearer sl_not-a-key'],
     ['key with a bad checksum', () => `Bearer ${flipLast(realKey())}`],
     ['key with a changed body', () => `Bearer ${realKey().slice(0, 5)}${realKey()[5] === 'x' ? 'y' : 'x'}${realKey().slice(6)}`],
-    ['session token with a bad checksum', () => `Bearer ${flipLast(alice.session)}`],
+    ['session token with a bad checksum', () => `Bearer ${flipLast(ctx.alice.session)}`],
     ['two tokens', () => `Bearer ${realKey()} ${realKey()}`],
   ];
 
@@ -148,14 +141,14 @@ describe('malformed credentials → 401 without any Redis lookup', () => {
 
   it('control: a valid key does reach Redis through the counted wrapper', async () => {
     const { app, counter } = countingApp();
-    const res = await app.request(P, { headers: { Authorization: `Bearer ${alice.readKey}` } });
+    const res = await app.request(P, { headers: { Authorization: `Bearer ${ctx.alice.readKey}` } });
     expect(res.status).toBe(200);
     expect(counter.calls).toBeGreaterThan(0);
   });
 
   it('a well-formed key that was never issued → 401 (after its lookup)', async () => {
     const { generateToken } = await import('../../src/auth/tokens.js');
-    const res = await h.call('GET', P, { token: generateToken('key') });
+    const res = await ctx.h.call('GET', P, { token: generateToken('key') });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ error: 'Invalid or missing API key' });
   });
@@ -173,40 +166,40 @@ describe('API keys on session-only routes → 401', () => {
   ];
   for (const [method, path, body] of sessionOnly) {
     it(`${method} ${path}`, async () => {
-      for (const token of [alice.writeKey, alice.readKey]) {
-        const res = await h.call(method, path, { token, body });
+      for (const token of [ctx.alice.writeKey, ctx.alice.readKey]) {
+        const res = await ctx.h.call(method, path, { token, body });
         expect(res.status).toBe(401);
         expect(await res.json()).toEqual({ error: 'Invalid or missing API key' });
       }
       // The same call with a session passes authentication (a throwaway account: it may be deleted).
-      const withSession = await h.call(method, path, { token: (await h.user('throwaway')).session, body });
+      const withSession = await ctx.h.call(method, path, { token: (await ctx.h.user('throwaway')).session, body });
       expect(withSession.status).not.toBe(401);
     });
   }
 
   it('the account survives a DELETE /api/account made with its API key', async () => {
-    expect((await h.call('GET', '/api/account/profile', { token: alice.session })).status).toBe(200);
-    expect((await h.call('GET', P, { token: alice.writeKey })).status).toBe(200);
+    expect((await ctx.h.call('GET', '/api/account/profile', { token: ctx.alice.session })).status).toBe(200);
+    expect((await ctx.h.call('GET', P, { token: ctx.alice.writeKey })).status).toBe(200);
   });
 });
 
 describe('a session token on /api/v1 acts with its account’s rights', () => {
   it('lists, creates, reads, updates, verifies and deletes its own projects', async () => {
-    const s = alice.session;
-    const domain = h.domain('sess');
-    expect((await h.call('POST', P, { token: s, body: { name: 'By session', domain } })).status).toBe(201);
-    const list = await (await h.call('GET', P, { token: alice.readKey })).json();
+    const s = ctx.alice.session;
+    const domain = ctx.h.domain('sess');
+    expect((await ctx.h.call('POST', P, { token: s, body: { name: 'By session', domain } })).status).toBe(201);
+    const list = await (await ctx.h.call('GET', P, { token: ctx.alice.readKey })).json();
     expect(list.projects.map((p: { domain: string }) => p.domain)).toContain(domain);
-    expect((await (await h.call('GET', `${P}/${domain}`, { token: s })).json()).isOwner).toBe(true);
-    expect((await h.call('PATCH', `${P}/${domain}`, { token: s, body: { publicStatsEnabled: true } })).status).toBe(200);
-    expect(await (await h.call('POST', `${P}/${domain}/install/verify`, { token: s })).json()).toEqual({ verified: false, installationSeenAt: null });
-    expect((await h.call('DELETE', `${P}/${domain}`, { token: s, body: { confirm: true } })).status).toBe(200);
+    expect((await (await ctx.h.call('GET', `${P}/${domain}`, { token: s })).json()).isOwner).toBe(true);
+    expect((await ctx.h.call('PATCH', `${P}/${domain}`, { token: s, body: { publicStatsEnabled: true } })).status).toBe(200);
+    expect(await (await ctx.h.call('POST', `${P}/${domain}/install/verify`, { token: s })).json()).toEqual({ verified: false, installationSeenAt: null });
+    expect((await ctx.h.call('DELETE', `${P}/${domain}`, { token: s, body: { confirm: true } })).status).toBe(200);
   });
 
   it('sees another account’s project as not found', async () => {
-    const foreign = await project(bob);
+    const foreign = await project(ctx.bob);
     for (const [method, path, body] of [['GET', `${P}/${foreign}`], ['PATCH', `${P}/${foreign}`, { name: 'X' }], ['POST', `${P}/${foreign}/install/verify`]] as const) {
-      const res = await h.call(method, path, { token: alice.session, body });
+      const res = await ctx.h.call(method, path, { token: ctx.alice.session, body });
       expect(res.status).toBe(404);
       expect(await res.text()).toBe(NOT_FOUND);
     }
@@ -215,52 +208,52 @@ describe('a session token on /api/v1 acts with its account’s rights', () => {
 
 describe('roles added with the admin CLI', () => {
   it('member: sees the project (accessRole member, isOwner false); PATCH, DELETE and verify → 404', async () => {
-    const domain = await project(alice);
-    const carol = await h.user('carol');
-    expect(await runAdmin(h.deps.redis, ['member:add', '--domain', domain, '--email', carol.email, '--role', 'member'])).toEqual({
+    const domain = await project(ctx.alice);
+    const carol = await ctx.h.user('carol');
+    expect(await runAdmin(ctx.h.deps.redis, ['member:add', '--domain', domain, '--email', carol.email, '--role', 'member'])).toEqual({
       domain, email: carol.email, role: 'member',
     });
-    const list = await (await h.call('GET', P, { token: carol.readKey })).json();
+    const list = await (await ctx.h.call('GET', P, { token: carol.readKey })).json();
     expect(list.projects).toEqual([expect.objectContaining({ domain, accessRole: 'member' })]);
-    const detail = await (await h.call('GET', `${P}/${domain}`, { token: carol.readKey })).json();
+    const detail = await (await ctx.h.call('GET', `${P}/${domain}`, { token: carol.readKey })).json();
     expect(detail).toMatchObject({ domain, isOwner: false });
     for (const [method, path, body] of [
       ['PATCH', `${P}/${domain}`, { name: 'Member was here' }],
       ['DELETE', `${P}/${domain}`, { confirm: true }],
       ['POST', `${P}/${domain}/install/verify`, undefined],
     ] as const) {
-      const res = await h.call(method, path, { token: carol.writeKey, body });
+      const res = await ctx.h.call(method, path, { token: carol.writeKey, body });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(await res.text()).toBe(NOT_FOUND);
     }
-    expect((await (await h.call('GET', `${P}/${domain}`, { token: alice.readKey })).json()).name).toBe('Site');
+    expect((await (await ctx.h.call('GET', `${P}/${domain}`, { token: ctx.alice.readKey })).json()).name).toBe('Site');
     // The owner's view is unchanged by the member.
-    const owner = await (await h.call('GET', P, { token: alice.readKey })).json();
+    const owner = await (await ctx.h.call('GET', P, { token: ctx.alice.readKey })).json();
     expect(owner.projects.find((p: { domain: string }) => p.domain === domain).accessRole).toBe('owner');
   });
 
   it('admin: accessRole admin, may verify, may not PATCH or DELETE', async () => {
-    const domain = await project(alice);
-    const dave = await h.user('dave');
-    await runAdmin(h.deps.redis, ['member:add', '--domain', `https://www.${domain}/`, '--email', dave.email, '--role', 'admin']);
-    const list = await (await h.call('GET', P, { token: dave.readKey })).json();
+    const domain = await project(ctx.alice);
+    const dave = await ctx.h.user('dave');
+    await runAdmin(ctx.h.deps.redis, ['member:add', '--domain', `https://www.${domain}/`, '--email', dave.email, '--role', 'admin']);
+    const list = await (await ctx.h.call('GET', P, { token: dave.readKey })).json();
     expect(list.projects).toEqual([expect.objectContaining({ domain, accessRole: 'admin' })]);
-    expect((await (await h.call('GET', `${P}/${domain}`, { token: dave.readKey })).json()).isOwner).toBe(false);
-    const verify = await h.call('POST', `${P}/${domain}/install/verify`, { token: dave.writeKey });
+    expect((await (await ctx.h.call('GET', `${P}/${domain}`, { token: dave.readKey })).json()).isOwner).toBe(false);
+    const verify = await ctx.h.call('POST', `${P}/${domain}/install/verify`, { token: dave.writeKey });
     expect(verify.status).toBe(200);
     expect(await verify.json()).toEqual({ verified: false, installationSeenAt: null });
-    expect((await h.call('POST', `${P}/${domain}/install/verify`, { token: dave.readKey })).status).toBe(403);
-    expect((await h.call('PATCH', `${P}/${domain}`, { token: dave.writeKey, body: { name: 'X' } })).status).toBe(404);
-    expect((await h.call('DELETE', `${P}/${domain}`, { token: dave.writeKey, body: { confirm: true } })).status).toBe(404);
+    expect((await ctx.h.call('POST', `${P}/${domain}/install/verify`, { token: dave.readKey })).status).toBe(403);
+    expect((await ctx.h.call('PATCH', `${P}/${domain}`, { token: dave.writeKey, body: { name: 'X' } })).status).toBe(404);
+    expect((await ctx.h.call('DELETE', `${P}/${domain}`, { token: dave.writeKey, body: { confirm: true } })).status).toBe(404);
   });
 
   it('deleting the project removes it from its members’ lists too', async () => {
-    const domain = await project(alice);
-    const erin = await h.user('erin');
-    await runAdmin(h.deps.redis, ['member:add', '--domain', domain, '--email', erin.email, '--role', 'member']);
-    expect((await (await h.call('GET', P, { token: erin.readKey })).json()).projects).toHaveLength(1);
-    await h.call('DELETE', `${P}/${domain}`, { token: alice.writeKey, body: { confirm: true } });
-    expect((await (await h.call('GET', P, { token: erin.readKey })).json()).projects).toEqual([]);
-    expect((await h.call('GET', `${P}/${domain}`, { token: erin.readKey })).status).toBe(404);
+    const domain = await project(ctx.alice);
+    const erin = await ctx.h.user('erin');
+    await runAdmin(ctx.h.deps.redis, ['member:add', '--domain', domain, '--email', erin.email, '--role', 'member']);
+    expect((await (await ctx.h.call('GET', P, { token: erin.readKey })).json()).projects).toHaveLength(1);
+    await ctx.h.call('DELETE', `${P}/${domain}`, { token: ctx.alice.writeKey, body: { confirm: true } });
+    expect((await (await ctx.h.call('GET', P, { token: erin.readKey })).json()).projects).toEqual([]);
+    expect((await ctx.h.call('GET', `${P}/${domain}`, { token: erin.readKey })).status).toBe(404);
   });
 });

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { insertEvents, makeEvent, type GenEvent } from '../helpers/events-gen.js';
-import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 import { callJson, chTime, csvLines, newProject, seededRandom } from '../helpers/report-fixtures.js';
+import { useHarness } from '../helpers/setup.js';
 
 const NOW = Date.parse('2026-05-20T09:30:00Z');
 const DAY = 86_400_000;
-let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-beforeAll(async () => {
-  h = await createHarness({ clock: fixedClock(NOW) });
-  [alice, bob] = await Promise.all([h.user('alice'), h.user('bob')]);
-});
-afterAll(closeHarness);
+const ctx = useHarness(['alice', 'bob'], { clock: fixedClock(NOW) });
 
 const PLACES = [
   { countryCode: 'US', countryName: 'United States', city: 'Chicago' },
@@ -85,33 +78,33 @@ function referenceList(events: GenEvent[], from: number, to: number, limit: numb
 
 describe('visitors', () => {
   it('lists recent visitors last seen first with their summary, honouring limit and period', async () => {
-    const { domain, id } = await newProject(h, alice);
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
     const events = generate(11);
-    await insertEvents(h.deps.clickhouse, id, events);
+    await insertEvents(ctx.h.deps.clickhouse, id, events);
     for (const [period, limit] of [['30d', 10], ['30d', 100], ['7d', 3], ['24h', 5], ['today', 100]] as const) {
-      const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/visitors?period=${period}&limit=${limit}`, alice.readKey);
+      const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?period=${period}&limit=${limit}`, ctx.alice.readKey);
       expect(res.status).toBe(200);
       expect(res.body.period).toBe(period);
       expect(res.body.data, `${period} ${limit}`).toEqual(referenceList(events, Date.parse(res.body.from), Date.parse(res.body.to), limit));
     }
-    const dflt = await callJson(h, 'GET', `/api/v1/projects/${domain}/visitors`, alice.readKey);
+    const dflt = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors`, ctx.alice.readKey);
     expect(dflt.body.period).toBe('30d');
     expect(dflt.body.data).toHaveLength(10);
-    const csv = await csvLines(h, `/api/v1/projects/${domain}/visitors?limit=4`, alice.readKey);
+    const csv = await csvLines(ctx.h, `/api/v1/projects/${domain}/visitors?limit=4`, ctx.alice.readKey);
     expect(csv[0]).toBe('visitorId,firstSeen,lastSeen,pageviews,sessions,events,country,country_code,city,device,browser,os,lastPath,referrer');
     expect(csv.slice(1).map((l) => l.split(',')[0])).toEqual(dflt.body.data.slice(0, 4).map((v: { visitorId: string }) => v.visitorId));
-    const all = await callJson(h, 'GET', `/api/v1/projects/${domain}/visitors?limit=100`, alice.readKey);
+    const all = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?limit=100`, ctx.alice.readKey);
     expect(all.body.data.length).toBeGreaterThan(10);
     expect(all.body.data.some((v: { country: unknown }) => v.country === null)).toBe(true);
   });
 
   it('profiles one visitor: summary, sessions newest first, events oldest first', async () => {
-    const { domain, id } = await newProject(h, alice);
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
     const events = generate(12);
-    await insertEvents(h.deps.clickhouse, id, events);
+    await insertEvents(ctx.h.deps.clickhouse, id, events);
     const visitor = 7;
     const mine = events.filter((e) => e.visitor === visitor);
-    const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/visitors/${visitor}?period=30d`, alice.readKey);
+    const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors/${visitor}?period=30d`, ctx.alice.readKey);
     expect(res.status).toBe(200);
     const from = Date.parse(res.body.from);
     const to = Date.parse(res.body.to);
@@ -156,58 +149,58 @@ describe('visitors', () => {
   });
 
   it('keeps the 200 most recent events and handles the largest 64-bit id', async () => {
-    const { domain, id } = await newProject(h, alice);
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
     const start = NOW - 3 * DAY;
     const many = Array.from({ length: 250 }, (_, i) => makeEvent({ ts: start + i * 60_000, visitor: 5, session: i < 125 ? 51 : 52, path: `/p${i}` }));
-    await insertEvents(h.deps.clickhouse, id, many);
-    const res = await callJson(h, 'GET', `/api/v1/projects/${domain}/visitors/5`, alice.readKey);
+    await insertEvents(ctx.h.deps.clickhouse, id, many);
+    const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors/5`, ctx.alice.readKey);
     expect(res.body.pageviews).toBe(250);
     expect(res.body.sessions.map((s: { sessionId: string; events: unknown[] }) => [s.sessionId, s.events.length])).toEqual([['52', 125], ['51', 75]]);
     expect(res.body.sessions[1].events[0].path).toBe('/p50');
 
-    expect(await csvLines(h, `/api/v1/projects/${domain}/visitors/5`, alice.readKey)).toEqual([
+    expect(await csvLines(ctx.h, `/api/v1/projects/${domain}/visitors/5`, ctx.alice.readKey)).toEqual([
       'session_id,start,end,pageviews,entry_path,exit_path,referrer,events',
       `52,${new Date(start + 125 * 60_000).toISOString()},${new Date(start + 249 * 60_000).toISOString()},125,/p125,/p249,(direct),125`,
       `51,${new Date(start).toISOString()},${new Date(start + 124 * 60_000).toISOString()},125,/p0,/p124,(direct),75`,
     ]);
 
     const maxId = '18446744073709551615';
-    await h.deps.clickhouse.insert({
+    await ctx.h.deps.clickhouse.insert({
       table: 'events',
       format: 'JSONEachRow',
       values: [{ project_id: id, ts: chTime(NOW - 1000), kind: 'pageview', visitor_id: maxId, session_id: maxId, path: '/max' }],
     });
-    const big = await callJson(h, 'GET', `/api/v1/projects/${domain}/visitors/${maxId}`, alice.readKey);
+    const big = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors/${maxId}`, ctx.alice.readKey);
     expect(big.status).toBe(200);
     expect(big.body).toMatchObject({ visitorId: maxId, lastPath: '/max', sessionCount: 1, sessions: [{ sessionId: maxId }] });
-    const list = await callJson(h, 'GET', `/api/v1/projects/${domain}/visitors?limit=1`, alice.readKey);
+    const list = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?limit=1`, ctx.alice.readKey);
     expect(list.body.data.map((v: { visitorId: string }) => v.visitorId)).toEqual([maxId]);
   });
 });
 
 describe('visitors: every refusal', () => {
   it('answers 400 for bad parameters and ids, 404 for unknown visitors and foreign projects, 401 without a key', async () => {
-    const { domain, id } = await newProject(h, alice);
-    await insertEvents(h.deps.clickhouse, id, [makeEvent({ ts: NOW - 60 * DAY, visitor: 3 })]);
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
+    await insertEvents(ctx.h.deps.clickhouse, id, [makeEvent({ ts: NOW - 60 * DAY, visitor: 3 })]);
     const base = `/api/v1/projects/${domain}/visitors`;
     for (const limit of ['0', '101', 'abc', '1.5']) {
-      expect(await callJson(h, 'GET', `${base}?limit=${limit}`, alice.readKey)).toEqual({ status: 400, body: { error: 'limit must be an integer from 1 to 100' } });
+      expect(await callJson(ctx.h, 'GET', `${base}?limit=${limit}`, ctx.alice.readKey)).toEqual({ status: 400, body: { error: 'limit must be an integer from 1 to 100' } });
     }
     const periodError = { status: 400, body: { error: 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week' } };
-    expect(await callJson(h, 'GET', `${base}?period=1w`, alice.readKey)).toEqual(periodError);
-    expect(await callJson(h, 'GET', `${base}/3?period=1w`, alice.readKey)).toEqual(periodError);
+    expect(await callJson(ctx.h, 'GET', `${base}?period=1w`, ctx.alice.readKey)).toEqual(periodError);
+    expect(await callJson(ctx.h, 'GET', `${base}/3?period=1w`, ctx.alice.readKey)).toEqual(periodError);
     const malformed = { status: 400, body: { error: 'visitorId must be an unsigned 64-bit integer in decimal (1–20 digits)' } };
     for (const bad of ['abc', '-1', '1e5', '123456789012345678901', '18446744073709551616']) {
-      expect(await callJson(h, 'GET', `${base}/${bad}`, alice.readKey), bad).toEqual(malformed);
+      expect(await callJson(ctx.h, 'GET', `${base}/${bad}`, ctx.alice.readKey), bad).toEqual(malformed);
     }
     const notFound = { status: 404, body: { error: 'Visitor not found' } };
-    expect(await callJson(h, 'GET', `${base}/999`, alice.readKey)).toEqual(notFound);
+    expect(await callJson(ctx.h, 'GET', `${base}/999`, ctx.alice.readKey)).toEqual(notFound);
     // Visitor 3 exists, but not in the last 30 days.
-    expect(await callJson(h, 'GET', `${base}/3`, alice.readKey)).toEqual(notFound);
-    expect((await callJson(h, 'GET', `${base}/3?period=90d`, alice.readKey)).status).toBe(200);
-    expect(await callJson(h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
-    expect(await callJson(h, 'GET', `${base}/3`)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
-    expect(await callJson(h, 'GET', base, bob.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
-    expect(await callJson(h, 'GET', `${base}/3?period=90d`, bob.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    expect(await callJson(ctx.h, 'GET', `${base}/3`, ctx.alice.readKey)).toEqual(notFound);
+    expect((await callJson(ctx.h, 'GET', `${base}/3?period=90d`, ctx.alice.readKey)).status).toBe(200);
+    expect(await callJson(ctx.h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
+    expect(await callJson(ctx.h, 'GET', `${base}/3`)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
+    expect(await callJson(ctx.h, 'GET', base, ctx.bob.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
+    expect(await callJson(ctx.h, 'GET', `${base}/3?period=90d`, ctx.bob.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });
   });
 });
