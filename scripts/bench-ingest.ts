@@ -55,6 +55,13 @@ const peakRssMb = (pid: number) => {
   return { hwm: kb('VmHWM') / 1024, rss: kb('VmRSS') / 1024 };
 };
 
+/** CPU seconds (user + system) the process has used: per-event cost that other load on the cores does not skew. */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name), in clock ticks.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
 async function startServer(dataDir: string): Promise<ChildProcess> {
   // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server alone.
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
@@ -172,13 +179,18 @@ async function main() {
   let ok = 0;
   let refused = 0;
   try {
+    let cpuMark = cpuSeconds(server.pid!);
     const report = (r: autocannon.Result, seconds: number) => {
+      const cpuNow = cpuSeconds(server.pid!);
+      const cpuUsed = cpuNow - cpuMark;
+      cpuMark = cpuNow;
       ok += r['2xx'];
       refused += r.non2xx;
       const eps = r['2xx'] / (r.duration || seconds);
       console.log(`requests: ${r.requests.sent} sent, ${r.requests.total} answered: 2xx ${r['2xx']}, non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}; by status ${JSON.stringify(r.statusCodeStats)}`);
       console.log(`throughput: ${Math.round(eps)} events/s accepted`);
       console.log(`latency: p50 ${r.latency.p50} ms, p90 ${r.latency.p90} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms`);
+      console.log(`server CPU: ${cpuUsed.toFixed(1)} s, ${((cpuUsed / Math.max(1, r.requests.total)) * 1e6).toFixed(0)} µs per answered request`);
       return eps;
     };
     if (ONLY !== 'import') {

@@ -30,6 +30,9 @@ export async function connectRespRedis(opts: RespRedisOptions): Promise<RespRedi
     url: opts.url,
     RESP: 2,
     disableOfflineQueue: true,
+    // `guarded` below times commands out; the client's own 5 s default adds an AbortSignal and a
+    // timer per command (~5% of the event path's CPU), so it is turned off.
+    commandOptions: { timeout: 0 },
     socket: {
       connectTimeout: 1000,
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),

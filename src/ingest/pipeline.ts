@@ -18,6 +18,8 @@ export interface RequestFacts {
   now: number;
   /** Geo the platform already resolved (Workers `request.cf`); otherwise looked up by IP. */
   edgeGeo?: GeoInfo | null;
+  /** Visitor and session ids already found (the throttle's Redis call looks the session up too). */
+  identity?: { visitorId: string; sessionId: string };
 }
 
 /** The event fields that reach a row, after validation. */
@@ -129,16 +131,16 @@ export function eventRow(project: Pick<Project, 'id' | 'domain'>, e: EventFields
 export async function enrichEvent(state: IngestState, project: Project, e: EventFields, facts: RequestFacts): Promise<Record<string, unknown>> {
   const ua = state.parseUa(facts.userAgent);
   const geo = facts.edgeGeo ?? (facts.ip ? state.geo?.lookup(facts.ip) : null) ?? null;
-  const visitorId = e.visitorId
-    ? hashToUInt64(`${project.id}:${e.visitorId}`)
-    : await state.hasher.visitorId(project.id, facts.ip, facts.userAgent, facts.now);
+  const visitorId = facts.identity?.visitorId ?? (await visitorIdOf(state, project.id, e.visitorId, facts));
   return eventRow(project, e, facts.now, {
     visitorId,
-    sessionId: await sessionId(state.redis, project.id, visitorId, facts.now).catch((err: unknown) => {
-      // Redis slow or down: keep the event with a session of its 30-minute slot rather than refuse it.
-      if (!isStoreUnavailable(err)) throw err;
-      return hashToUInt64(`${visitorId}:${Math.floor(facts.now / SESSION_IDLE_MS)}`);
-    }),
+    sessionId:
+      facts.identity?.sessionId ??
+      (await sessionId(state.redis, project.id, visitorId, facts.now).catch((err: unknown) => {
+        // Redis slow or down: keep the event with a session of its 30-minute slot rather than refuse it.
+        if (!isStoreUnavailable(err)) throw err;
+        return hashToUInt64(`${visitorId}:${Math.floor(facts.now / SESSION_IDLE_MS)}`);
+      })),
     countryCode: geo?.countryCode ?? '',
     region: geo?.region ?? '',
     city: geo?.city ?? '',
@@ -148,6 +150,16 @@ export async function enrichEvent(state: IngestState, project: Project, e: Event
     os: ua.os,
     osVersion: ua.osVersion,
   });
+}
+
+/**
+ * The visitor id of an event: the persisted first-party id (`data-persist`) hashed per project,
+ * else the daily-salted hash of IP and user agent.
+ */
+export function visitorIdOf(state: IngestState, projectId: string, persisted: string | undefined, facts: Pick<RequestFacts, 'ip' | 'userAgent' | 'now'>): Promise<string> {
+  return persisted
+    ? Promise.resolve(hashToUInt64(`${projectId}:${persisted}`))
+    : state.hasher.visitorId(projectId, facts.ip, facts.userAgent, facts.now);
 }
 
 /** A `bot_hits` row. */

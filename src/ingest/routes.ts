@@ -9,10 +9,11 @@ import { hostBelongsTo } from '../projects/domain.js';
 import { BufferFullError } from './batcher.js';
 import { readLimited } from './body.js';
 import { clientIp } from './client-ip.js';
-import { detectBot, verifyBot } from './enrich/bots.js';
+import { verifyBot } from './enrich/bots.js';
 import { EventBody, firstIssue, parseHttpUrl, pathOf } from './event-schema.js';
 import type { GeoInfo } from './geo.js';
-import { botHitRow, enrichEvent } from './pipeline.js';
+import { sessionCall } from './enrich/session.js';
+import { botHitRow, enrichEvent, visitorIdOf } from './pipeline.js';
 
 /** Largest accepted `POST /api/event` body, in bytes. */
 export const MAX_EVENT_BYTES = 8 * 1024;
@@ -74,17 +75,23 @@ export function ingestPublicRoutes() {
       if (!hostBelongsTo(url.hostname, project.domain)) return accepted(c, 'foreign-host');
       const ip = clientIp(c, config.TRUST_PROXY);
       if (await state.isExcluded(project.id, ip)) return accepted(c, 'excluded-ip');
-      if (!(await state.throttle.allow(project.id, ip))) return accepted(c, 'throttled');
       const userAgent = c.req.header('user-agent') ?? '';
       const now = clock.now();
+      const bot = state.detectBot(userAgent);
+      // A human event's session is looked up in the throttle's Redis call (one round trip, not
+      // two); it needs the visitor id first. Should that fail (no salt yet and Redis down), the
+      // throttle still decides and enrichEvent tries again, as it would without this shortcut.
+      const visitorId = bot ? null : await visitorIdOf(state, project.id, event.visitorId, { ip, userAgent, now }).catch(() => null);
+      const verdict = await state.throttle.check(project.id, ip, visitorId === null ? undefined : sessionCall(project.id, visitorId, now));
+      if (!verdict.allowed) return accepted(c, 'throttled');
       try {
-        const bot = detectBot(userAgent);
         if (bot) {
           const verified = verifyBot(bot.slug, ip, { cfVerified: cfVerifiedBot(c.req.raw) });
           await sink.write('bot_hits', [botHitRow(project.id, bot, { verified, path: pathOf(url), userAgent, now })]);
           return accepted(c, 'bot');
         }
-        const row = await enrichEvent(state, project, { ...event, url }, { ip, userAgent, now, edgeGeo: edgeGeo(c.req.raw) });
+        const identity = visitorId !== null && verdict.sessionId !== undefined ? { visitorId, sessionId: verdict.sessionId } : undefined;
+        const row = await enrichEvent(state, project, { ...event, url }, { ip, userAgent, now, edgeGeo: edgeGeo(c.req.raw), identity });
         await sink.write('events', [row]);
       } catch (err) {
         if (err instanceof BufferFullError) throw new ApiError(503, Messages.unavailable, { 'Retry-After': '5' });

@@ -1,4 +1,5 @@
 import type { Redis } from '@upstash/redis';
+import { SESSION_LUA, type SessionCall } from './enrich/session.js';
 
 export interface ThrottleLimits {
   /** Events a project may send per second (all its visitors together). */
@@ -15,13 +16,26 @@ export interface ThrottleOptions {
   now?: () => number;
 }
 
-// One round trip for both fixed windows; EXPIRE only on a window's first hit.
-const SCRIPT = `
+// One round trip for both fixed windows; EXPIRE only on a window's first hit. When the event
+// passes both (the same comparison as `within`) and a session key is given, the visitor's
+// session is looked up in the same call, so an accepted event costs one round trip, not two.
+// KEYS: project window, IP window, [session]; ARGV: TTLs (2), limits (2), [session args (3)].
+const SCRIPT = `${SESSION_LUA}
 local p = redis.call('INCR', KEYS[1])
 if p == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 local i = redis.call('INCR', KEYS[2])
 if i == 1 then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+if KEYS[3] and p <= tonumber(ARGV[3]) and i <= tonumber(ARGV[4]) then
+  return {p, i, session(KEYS[3], ARGV[5], ARGV[6], ARGV[7])}
+end
 return {p, i}`;
+
+/** What the throttle decided, and the session id when Redis looked it up in the same call. */
+export interface ThrottleVerdict {
+  allowed: boolean;
+  /** Present only when allowed, a session was asked for, and Redis answered in time. */
+  sessionId?: string;
+}
 
 /** Fixed-window counters in this process: the fallback when Redis cannot answer in time. */
 class LocalWindows {
@@ -65,16 +79,34 @@ export class IngestThrottle {
 
   /** True when the event may pass; false when either window is over its limit. */
   async allow(projectId: string, ip: string): Promise<boolean> {
+    return (await this.check(projectId, ip)).allowed;
+  }
+
+  /**
+   * Like `allow`, and when the event passes, also continues or starts the session `session`
+   * describes in the same Redis call. Without a `sessionId` in the answer (Redis slow or down,
+   * or the local fallback decided) the caller looks the session up itself.
+   */
+  async check(projectId: string, ip: string, session?: SessionCall): Promise<ThrottleVerdict> {
     const now = this.now();
     const sec = Math.floor(now / 1000);
     const min = Math.floor(now / 60_000);
-    const keys = [`ingest:rl:p:${projectId}:${sec}`, `ingest:rl:ip:${ip}:${min}`];
     if (now >= this.redisDownUntil) {
-      const counts = await this.fromRedis(keys);
-      if (counts) return this.within(counts[0], counts[1]);
+      const keys = [`ingest:rl:p:${projectId}:${sec}`, `ingest:rl:ip:${ip}:${min}`];
+      const args = ['2', '61', String(this.limits.projectPerSec), String(this.limits.ipPerMin)];
+      if (session) {
+        keys.push(session.key);
+        args.push(...session.args);
+      }
+      const answer = await this.fromRedis(keys, args);
+      if (answer) {
+        const allowed = this.within(answer[0], answer[1]);
+        // Upstash turns digit strings that fit a double back into numbers.
+        return allowed && answer[2] !== undefined ? { allowed, sessionId: String(answer[2]) } : { allowed };
+      }
       this.redisDownUntil = now + this.cooldownMs;
     }
-    return this.within(this.perSecond.hit(projectId, sec), this.perMinute.hit(ip, min));
+    return { allowed: this.within(this.perSecond.hit(projectId, sec), this.perMinute.hit(ip, min)) };
   }
 
   /** Whether the last Redis answer was missing (for tests and logs). */
@@ -89,26 +121,26 @@ export class IngestThrottle {
   private sha: string | null = null;
 
   /** EVALSHA keeps the script text off the wire on every event; loaded once, reloaded after a flush. */
-  private async runScript(keys: string[]): Promise<unknown> {
+  private async runScript(keys: string[], args: string[]): Promise<unknown> {
     this.sha ??= await this.redis.scriptLoad(SCRIPT);
     try {
-      return await this.redis.evalsha<string[], [number, number]>(this.sha, keys, ['2', '61']);
+      return await this.redis.evalsha<string[], unknown[]>(this.sha, keys, args);
     } catch (err) {
       if (!/NOSCRIPT/.test((err as Error).message)) throw err;
       this.sha = null;
-      return this.redis.eval<string[], [number, number]>(SCRIPT, keys, ['2', '61']);
+      return this.redis.eval<string[], unknown[]>(SCRIPT, keys, args);
     }
   }
 
-  private async fromRedis(keys: string[]): Promise<[number, number] | null> {
+  private async fromRedis(keys: string[], args: string[]): Promise<[number, number, unknown?] | null> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), this.timeoutMs);
     });
     try {
-      const answer = this.runScript(keys).catch(() => null);
-      const counts = await Promise.race([answer, timeout]);
-      return Array.isArray(counts) ? [Number(counts[0]), Number(counts[1])] : null;
+      const answer = this.runScript(keys, args).catch(() => null);
+      const reply = await Promise.race([answer, timeout]);
+      return Array.isArray(reply) ? [Number(reply[0]), Number(reply[1]), reply[2]] : null;
     } finally {
       clearTimeout(timer);
     }

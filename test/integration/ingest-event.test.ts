@@ -5,6 +5,7 @@ import { countryName } from '../../src/ingest/enrich/countries.js';
 import { defaultGeoDatabasePath, openMaxmindGeo } from '../../src/ingest/enrich/geo-maxmind.js';
 import { excludedIpsKey } from '../../src/ingest/state.js';
 import { IngestThrottle } from '../../src/ingest/throttle.js';
+import { sessionCall, sessionId } from '../../src/ingest/enrich/session.js';
 
 const CHROME_MAC =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -238,6 +239,25 @@ describe('POST /api/event: accepted events', () => {
 });
 
 describe('ingest throttle', () => {
+  it('looks the session up in the same Redis call only when the event passes', async () => {
+    const redis = h.deps.redis as Redis;
+    const throttle = new IngestThrottle(redis, { projectPerSec: 1000, ipPerMin: 2 });
+    const project = `thr-${Date.now()}`;
+    const ip = freshIp();
+    const now = Date.now();
+    const first = await throttle.check(project, ip, sessionCall(project, 'v1', now));
+    expect(first.allowed).toBe(true);
+    expect(first.sessionId).toMatch(/^\d+$/);
+    // The standalone session script sees the same session (same key and value format).
+    expect(await sessionId(redis, project, 'v1', now + 1000)).toBe(first.sessionId);
+    const second = await throttle.check(project, ip, sessionCall(project, 'v2', now));
+    expect(second.allowed).toBe(true);
+    // Third event of the IP this minute: over the limit, so no session is started for v3.
+    expect(await throttle.check(project, ip, sessionCall(project, 'v3', now))).toEqual({ allowed: false });
+    expect(await redis.exists(`sess:${project}:v3`)).toBe(0);
+    expect(await redis.exists(`sess:${project}:v2`)).toBe(1);
+  });
+
   it('fails open to per-process windows when Redis does not answer in time', async () => {
     // Every command (SCRIPT LOAD, EVALSHA, EVAL) hangs, as a stuck Redis would.
     const hanging = new Proxy({}, { get: () => () => new Promise(() => {}) }) as unknown as Redis;
