@@ -3,6 +3,8 @@ export interface GeoInfo {
   countryCode: string;
   region: string;
   city: string;
+  /** Autonomous system number of the client's network, when the platform knows it (Workers). */
+  asn?: number;
 }
 
 export interface GeoLookup {

@@ -5,7 +5,7 @@ export const TABLE_COLUMNS = {
   events: [
     'project_id', 'ts', 'kind', 'visitor_id', 'session_id', 'hostname', 'path', 'referrer', 'referrer_source',
     'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'country_code', 'country_name', 'region',
-    'city', 'device', 'browser', 'browser_version', 'os', 'os_version', 'screen_width', 'event_name', 'props',
+    'city', 'asn', 'device', 'browser', 'browser_version', 'os', 'os_version', 'screen_width', 'event_name', 'props',
     'amount_cents', 'currency', 'duration_ms', 'lcp', 'inp', 'cls', 'fcp', 'ttfb',
   ],
   bot_hits: ['project_id', 'ts', 'bot_slug', 'bot_name', 'category', 'verified', 'path', 'status', 'user_agent'],
@@ -23,7 +23,7 @@ const DEFAULTS: Record<string, unknown> = {
   ttfb: null,
 };
 
-const NUMERIC = new Set(['visitor_id', 'session_id', 'screen_width', 'amount_cents', 'duration_ms', 'verified', 'status']);
+const NUMERIC = new Set(['asn', 'visitor_id', 'session_id', 'screen_width', 'amount_cents', 'duration_ms', 'verified', 'status']);
 
 /** Orders a row's values by the table's columns, filling missing ones with their defaults. */
 export function toCompactRow(table: IngestTable, row: Record<string, unknown>): unknown[] {

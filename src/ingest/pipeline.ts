@@ -60,6 +60,8 @@ export interface EventDimensions {
   browserVersion: string;
   os: string;
   osVersion: string;
+  /** 0 when unknown (only Workers' request.cf provides it). */
+  asn?: number;
 }
 
 const NO_UTM = Object.freeze({ utm_source: '', utm_medium: '', utm_campaign: '', utm_term: '', utm_content: '' });
@@ -104,6 +106,7 @@ export function eventRow(project: Pick<Project, 'id' | 'domain'>, e: EventFields
     country_name: nameOfCountry(d.countryCode),
     region: d.region,
     city: d.city,
+    asn: d.asn ?? 0,
     device: d.device,
     browser: d.browser,
     browser_version: d.browserVersion,
@@ -144,6 +147,7 @@ export async function enrichEvent(state: IngestState, project: Project, e: Event
     countryCode: geo?.countryCode ?? '',
     region: geo?.region ?? '',
     city: geo?.city ?? '',
+    asn: geo?.asn ?? 0,
     device: ua.device,
     browser: ua.browser,
     browserVersion: ua.browserVersion,

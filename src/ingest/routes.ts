@@ -30,9 +30,9 @@ const accepted = (c: Context, dropped?: DropReason) => {
 
 /** Geo Cloudflare resolved for this request (Workers only). */
 function edgeGeo(req: Request): GeoInfo | null {
-  const cf = (req as { cf?: { country?: string; region?: string; city?: string } }).cf;
+  const cf = (req as { cf?: { country?: string; region?: string; city?: string; asn?: number } }).cf;
   if (!cf?.country || cf.country === 'XX' || cf.country === 'T1') return null;
-  return { countryCode: cf.country, region: cf.region ?? '', city: cf.city ?? '' };
+  return { countryCode: cf.country, region: cf.region ?? '', city: cf.city ?? '', asn: cf.asn ?? 0 };
 }
 
 /** Reads and validates the body: JSON sent as application/json or text/plain (sendBeacon). */

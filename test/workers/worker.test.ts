@@ -1,3 +1,4 @@
+import { createClient } from '@clickhouse/client-web';
 /// <reference types="@cloudflare/vitest-pool-workers/types" />
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +63,17 @@ describe('Worker in workerd', () => {
     expect(JSON.stringify(pages)).toContain('"/edge"');
     const countries = (await (await call('GET', `${projectPath()}/countries?period=today`, { token: user.readKey })).json()) as unknown;
     expect(JSON.stringify(countries)).toContain('DE');
+    // Region, city and the network's ASN come from request.cf too (stored, never shown in reports).
+    const web = createClient({ url: testEnv.CLICKHOUSE_URL });
+    const rows = await (
+      await web.query({
+        query: 'SELECT DISTINCT country_code, region, city, asn FROM events WHERE project_id = {projectId:String}',
+        query_params: { projectId },
+        format: 'JSONEachRow',
+      })
+    ).json();
+    expect(rows).toEqual([{ country_code: 'DE', region: 'Berlin', city: 'Berlin', asn: 3320 }]);
+    await web.close();
   });
 
   it('exports CSV', async () => {
