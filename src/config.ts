@@ -15,6 +15,8 @@ const urlFrom = (name: string) =>
 /** Every environment variable the service reads, with its default. */
 export const ConfigSchema = v.object({
   PORT: intFrom('PORT', 8787),
+  /** Address the Node server binds (0.0.0.0: every interface). */
+  HOST: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'HOST must not be empty')), '0.0.0.0'),
   DATA_DIR: v.optional(v.string(), './data'),
   PUBLIC_URL: urlFrom('PUBLIC_URL'),
   REDIS_URL: v.optional(

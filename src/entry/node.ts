@@ -30,7 +30,7 @@ async function main() {
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
   const app = createApp(deps);
   const scheduler = startScheduler(deps);
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: process.env.HOST || '0.0.0.0' }, (info) => {
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = config.PUBLIC_URL ?? `http://localhost:${info.port}`;
     console.log(`[sightline] listening on ${base}`);
     console.log(`[sightline] make a key: npm run admin -- account:create --email you@example.com --password secret123`);
