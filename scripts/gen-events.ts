@@ -24,7 +24,10 @@ const OTHER_EVENTS = 40_000_000;
 const DAYS = 90;
 /** Rows per INSERT: small enough that the materialized views keep up and memory stays flat. */
 const CHUNK = 5_000_000;
-const ROLLUPS = ['stats_15m', 'pages_15m', 'referrers_15m', 'countries_15m', 'cities_15m', 'tech_15m', 'custom_events_15m'] as const;
+const ROLLUPS = [
+  'stats_15m', 'pages_15m', 'referrers_15m', 'countries_15m', 'cities_15m', 'tech_15m', 'custom_events_15m',
+  'stats_1d', 'pages_1d', 'referrers_1d', 'countries_1d', 'cities_1d', 'tech_1d', 'custom_events_1d',
+] as const;
 
 export interface BenchMeta {
   scale: number;

@@ -13,6 +13,13 @@ export const ANALYTICS_TABLES = [
   { name: 'tech_15m', timeColumn: 'bucket' },
   { name: 'custom_events_15m', timeColumn: 'bucket' },
   { name: 'bots_15m', timeColumn: 'bucket' },
+  { name: 'stats_1d', timeColumn: 'bucket' },
+  { name: 'pages_1d', timeColumn: 'bucket' },
+  { name: 'referrers_1d', timeColumn: 'bucket' },
+  { name: 'countries_1d', timeColumn: 'bucket' },
+  { name: 'cities_1d', timeColumn: 'bucket' },
+  { name: 'tech_1d', timeColumn: 'bucket' },
+  { name: 'custom_events_1d', timeColumn: 'bucket' },
 ] as const;
 
 export type AnalyticsTable = (typeof ANALYTICS_TABLES)[number]['name'];

@@ -12,17 +12,36 @@ export type RowOf<S extends RowSpec> = { [K in keyof S]: ColumnValue<S[K]> };
 /** Bound values for `{name:Type}` placeholders. */
 export type QueryParams = Record<string, string | number | readonly string[] | readonly number[]>;
 
+const DAY_MS = 86_400_000;
+
 /**
  * The parameters every period-scoped report binds: `{projectId:String}`,
- * `{from:DateTime('UTC')}`, `{to:DateTime('UTC')}` and the bucket zone `{tz:String}`.
+ * `{from:DateTime('UTC')}`, `{to:DateTime('UTC')}`, the bucket zone `{tz:String}`, and
+ * `{dayFrom}`/`{dayTo}`: the first UTC midnight ≥ from and the last ≤ to, between which the
+ * rollups read daily rows (sql/window.ts rollupRows). With `daily: false`, or when the period
+ * holds no whole UTC day, both are `to` and only 15-minute rows are read.
  */
-export function periodParams(projectId: string, period: ResolvedPeriod): QueryParams {
+export function periodParams(projectId: string, period: ResolvedPeriod, opts: { daily?: boolean } = {}): QueryParams {
+  let dayFrom = Math.ceil(period.from / DAY_MS) * DAY_MS;
+  let dayTo = Math.floor(period.to / DAY_MS) * DAY_MS;
+  if (opts.daily === false || dayFrom >= dayTo) dayFrom = dayTo = period.to;
   return {
     projectId,
     from: toClickHouseDateTime(period.from),
     to: toClickHouseDateTime(period.to),
+    dayFrom: toClickHouseDateTime(dayFrom),
+    dayTo: toClickHouseDateTime(dayTo),
     tz: period.bucketTimeZone,
   };
+}
+
+/**
+ * Whether daily rows fall each into one bucket of `period`: true only for day buckets that are
+ * all whole UTC days (a zone at offset 0 for the whole period). Elsewhere a UTC day straddles two
+ * local days, or (hour buckets) holds 24 of them.
+ */
+export function dailyRowsFitBuckets(period: ResolvedPeriod): boolean {
+  return period.granularity === 'day' && period.to % DAY_MS === 0 && period.buckets.every((b) => b % DAY_MS === 0);
 }
 
 function convert(kind: ColumnKind, value: unknown): unknown {

@@ -7,7 +7,7 @@ import { periodParam, reportQuery } from '../params.js';
 import { GOAL_BOT_PERIODS } from '../periods.js';
 import { periodParams, queryOne, queryRows, type QueryParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
-import { ROLLUP_WINDOW } from '../sql/window.js';
+import { rollupRows } from '../sql/window.js';
 
 /**
  * What each goal type measures over the period (README and the OpenAPI description carry the
@@ -39,38 +39,36 @@ const CATEGORY = { event: 'conversion', pageview: 'conversion', revenue: 'revenu
 const FORMAT = { event: 'number', pageview: 'number', revenue: 'currency', traffic: 'number', engagement: 'duration' } as const;
 
 const PERIOD_TOTALS_SQL = `
-SELECT uniqCombinedMerge(visitors) AS visitors, sum(leaves) AS leave_count, sum(duration_ms) AS duration_total
-FROM stats_15m
-WHERE ${ROLLUP_WINDOW}`;
+SELECT uniqCombinedMerge(14)(visitors) AS visitors, sum(leaves) AS leave_count, sum(duration_ms) AS duration_total
+FROM ${rollupRows('stats')}`;
 
 const EVENT_PEOPLE_SQL = `
-SELECT toString(event_name) AS name, uniqCombinedMerge(people) AS people
-FROM custom_events_15m
-WHERE ${ROLLUP_WINDOW} AND event_name IN {names:Array(String)}
+SELECT toString(event_name) AS name, uniqCombinedMerge(14)(people) AS people
+FROM ${rollupRows('custom_events')}
+WHERE event_name IN {names:Array(String)}
 GROUP BY name`;
 
 const REVENUE_SQL = `
 SELECT toString(event_name) AS name, toString(currency) AS currency_code, sum(events) AS transaction_count, sum(amount_cents) AS amount_total
-FROM custom_events_15m
-WHERE ${ROLLUP_WINDOW} AND kind = 'transaction' AND event_name IN {names:Array(String)}
+FROM ${rollupRows('custom_events')}
+WHERE kind = 'transaction' AND event_name IN {names:Array(String)}
 GROUP BY name, currency_code`;
 
 /* Paths are merged first so each distinct path is matched once against every pattern. */
 const PAGEVIEW_SQL = `
-SELECT goal_index, uniqCombinedMerge(path_visitors) AS visitors
+SELECT goal_index, uniqCombinedMerge(14)(path_visitors) AS visitors
 FROM (
-  SELECT path, uniqCombinedMergeState(visitors) AS path_visitors
-  FROM pages_15m
-  WHERE ${ROLLUP_WINDOW}
+  SELECT path, uniqCombinedMergeState(14)(visitors) AS path_visitors
+  FROM ${rollupRows('pages')}
   GROUP BY path
 )
 ARRAY JOIN arrayFilter(i -> match(path, {patterns:Array(String)}[i]), range(1, length({patterns:Array(String)}) + 1)) AS goal_index
 GROUP BY goal_index`;
 
 const TRAFFIC_SQL = `
-SELECT toString(referrer_source) AS source, uniqCombinedMerge(visitors) AS visitors
-FROM referrers_15m
-WHERE ${ROLLUP_WINDOW} AND referrer_source IN {sources:Array(String)}
+SELECT toString(referrer_source) AS source, uniqCombinedMerge(14)(visitors) AS visitors
+FROM ${rollupRows('referrers')}
+WHERE referrer_source IN {sources:Array(String)}
 GROUP BY source`;
 
 const GoalResult = v.object({

@@ -1,19 +1,18 @@
 import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
+import { RAW_WINDOW, rollupRows } from './window.js';
 
 /** Cities with known geo, ranked by unique visitors (so every city's states are merged). */
 export const CITIES_SQL: SourcedSql = {
   rollup: `
 SELECT toString(city) AS city_name, toString(country_name) AS country, toString(country_code) AS code,
-       uniqCombinedMerge(visitors) AS visitors, sum(pageviews) AS pageviews
-FROM cities_15m
-WHERE ${ROLLUP_WINDOW}
+       uniqCombinedMerge(14)(visitors) AS visitors, sum(pageviews) AS pageviews
+FROM ${rollupRows('cities')}
 GROUP BY city_name, country, code
 ORDER BY visitors DESC, city_name ASC, code ASC
 LIMIT {limit:UInt32}`,
   raw: `
 SELECT toString(city) AS city_name, toString(country_name) AS country, toString(country_code) AS code,
-       uniqCombined(visitor_id) AS visitors, count() AS pageviews
+       uniqCombined(14)(visitor_id) AS visitors, count() AS pageviews
 FROM events
 WHERE ${RAW_WINDOW} AND kind = 'pageview' AND city != ''
 GROUP BY city_name, country, code

@@ -1,5 +1,5 @@
 import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
+import { RAW_WINDOW, rollupRows } from './window.js';
 
 /**
  * Top countries by pageviews, ties by name. Unknown geo (empty code) is left out: every row
@@ -7,16 +7,16 @@ import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
  */
 export const COUNTRIES_SQL: SourcedSql = {
   rollup: `
-SELECT toString(country_name) AS country, toString(country_code) AS code, sum(pageviews) AS pageviews, uniqCombinedMerge(visitors) AS visitors
-FROM countries_15m
-WHERE ${ROLLUP_WINDOW} AND country_code != '' AND (country_code, country_name) IN (
-  SELECT country_code, country_name FROM countries_15m WHERE ${ROLLUP_WINDOW} AND country_code != ''
+SELECT toString(country_name) AS country, toString(country_code) AS code, sum(pageviews) AS pageviews, uniqCombinedMerge(14)(visitors) AS visitors
+FROM ${rollupRows('countries')}
+WHERE country_code != '' AND (country_code, country_name) IN (
+  SELECT country_code, country_name FROM ${rollupRows('countries')} WHERE country_code != ''
   GROUP BY country_code, country_name ORDER BY sum(pageviews) DESC, country_name ASC, country_code ASC LIMIT {limit:UInt32})
 GROUP BY country, code
 ORDER BY pageviews DESC, country ASC, code ASC
 LIMIT {limit:UInt32}`,
   raw: `
-SELECT toString(country_name) AS country, toString(country_code) AS code, count() AS pageviews, uniqCombined(visitor_id) AS visitors
+SELECT toString(country_name) AS country, toString(country_code) AS code, count() AS pageviews, uniqCombined(14)(visitor_id) AS visitors
 FROM events
 WHERE ${RAW_WINDOW} AND kind = 'pageview' AND country_code != ''
 GROUP BY country, code

@@ -1,5 +1,5 @@
 import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
+import { RAW_WINDOW, rollupRows } from './window.js';
 
 /*
  * Custom and transaction events per name, ranked by count. `currencies` counts the distinct
@@ -8,20 +8,20 @@ import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
  */
 export const EVENTS_SQL: SourcedSql = {
   rollup: `
-SELECT toString(event_name) AS name, uniqCombinedMerge(people) AS people, sum(events) AS event_count,
+SELECT toString(event_name) AS name, uniqCombinedMerge(14)(people) AS people, sum(events) AS event_count,
        sumIf(events, kind = 'transaction') AS transaction_count,
        uniqExactIf(currency, kind = 'transaction') AS currencies,
        anyIf(toString(currency), kind = 'transaction') AS currency_code,
        sumIf(amount_cents, kind = 'transaction') AS amount_total
-FROM custom_events_15m
-WHERE ${ROLLUP_WINDOW} AND event_name IN (
-  SELECT event_name FROM custom_events_15m WHERE ${ROLLUP_WINDOW}
+FROM ${rollupRows('custom_events')}
+WHERE event_name IN (
+  SELECT event_name FROM ${rollupRows('custom_events')}
   GROUP BY event_name ORDER BY sum(events) DESC, event_name ASC LIMIT {limit:UInt32})
 GROUP BY name
 ORDER BY event_count DESC, name ASC
 LIMIT {limit:UInt32}`,
   raw: `
-SELECT toString(event_name) AS name, uniqCombined(visitor_id) AS people, count() AS event_count,
+SELECT toString(event_name) AS name, uniqCombined(14)(visitor_id) AS people, count() AS event_count,
        countIf(kind = 'transaction') AS transaction_count,
        uniqExactIf(currency, kind = 'transaction') AS currencies,
        anyIf(toString(currency), kind = 'transaction') AS currency_code,

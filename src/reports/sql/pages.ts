@@ -1,5 +1,5 @@
 import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
+import { RAW_WINDOW, rollupRows } from './window.js';
 
 /**
  * Top paths by pageviews. The rollup ranks on summed pageviews first and merges the
@@ -7,16 +7,16 @@ import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
  */
 export const PAGES_SQL: SourcedSql = {
   rollup: `
-SELECT path, sum(pageviews) AS pageviews, uniqCombinedMerge(visitors) AS visitors
-FROM pages_15m
-WHERE ${ROLLUP_WINDOW} AND path IN (
-  SELECT path FROM pages_15m WHERE ${ROLLUP_WINDOW}
+SELECT path, sum(pageviews) AS pageviews, uniqCombinedMerge(14)(visitors) AS visitors
+FROM ${rollupRows('pages')}
+WHERE path IN (
+  SELECT path FROM ${rollupRows('pages')}
   GROUP BY path ORDER BY sum(pageviews) DESC, path ASC LIMIT {limit:UInt32})
 GROUP BY path
 ORDER BY pageviews DESC, path ASC
 LIMIT {limit:UInt32}`,
   raw: `
-SELECT path, count() AS pageviews, uniqCombined(visitor_id) AS visitors
+SELECT path, count() AS pageviews, uniqCombined(14)(visitor_id) AS visitors
 FROM events
 WHERE ${RAW_WINDOW} AND kind = 'pageview'
 GROUP BY path

@@ -1,5 +1,5 @@
 import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, ROLLUP_WINDOW } from './window.js';
+import { RAW_WINDOW, rollupRows } from './window.js';
 
 /** The tech dimensions; names come from this closed list only. */
 export type TechDimension = 'device' | 'browser' | 'os';
@@ -10,14 +10,13 @@ const nameOf = (column: TechDimension) => `if(${column} = '', 'Unknown', toStrin
 /** Unique visitors per value of one tech column, ranked, top `limit`. */
 const ranked = (column: TechDimension): SourcedSql => ({
   rollup: `
-SELECT ${nameOf(column)} AS name, uniqCombinedMerge(visitors) AS visitors
-FROM tech_15m
-WHERE ${ROLLUP_WINDOW}
+SELECT ${nameOf(column)} AS name, uniqCombinedMerge(14)(visitors) AS visitors
+FROM ${rollupRows('tech')}
 GROUP BY name
 ORDER BY visitors DESC, name ASC
 LIMIT {limit:UInt32}`,
   raw: `
-SELECT ${nameOf(column)} AS name, uniqCombined(visitor_id) AS visitors
+SELECT ${nameOf(column)} AS name, uniqCombined(14)(visitor_id) AS visitors
 FROM events
 WHERE ${RAW_WINDOW} AND kind = 'pageview'
 GROUP BY name
@@ -35,8 +34,8 @@ const allOf = (table: 'rollup' | 'raw') =>
   (['device', 'browser', 'os'] as const)
     .map((d) =>
       table === 'rollup'
-        ? `SELECT '${d}' AS dimension, ${nameOf(d)} AS name, uniqCombinedMerge(visitors) AS visitors FROM tech_15m WHERE ${ROLLUP_WINDOW} GROUP BY name`
-        : `SELECT '${d}' AS dimension, ${nameOf(d)} AS name, uniqCombined(visitor_id) AS visitors FROM events WHERE ${RAW_WINDOW} AND kind = 'pageview' GROUP BY name`,
+        ? `SELECT '${d}' AS dimension, ${nameOf(d)} AS name, uniqCombinedMerge(14)(visitors) AS visitors FROM ${rollupRows('tech')} GROUP BY name`
+        : `SELECT '${d}' AS dimension, ${nameOf(d)} AS name, uniqCombined(14)(visitor_id) AS visitors FROM events WHERE ${RAW_WINDOW} AND kind = 'pageview' GROUP BY name`,
     )
     .join('\nUNION ALL\n');
 
