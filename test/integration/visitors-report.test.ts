@@ -98,6 +98,42 @@ describe('visitors', () => {
     expect(all.body.data.some((v: { country: unknown }) => v.country === null)).toBe(true);
   });
 
+  it('stays exact when the recent slices hold fewer than limit visitors, ties at the slice edges included', async () => {
+    // The list looks at the period's last day, then its last 7 days, then all of it (defs/visitors.ts).
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
+    const empty = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?period=30d`, ctx.alice.readKey);
+    expect(empty.body.data).toEqual([]);
+    const to = Date.parse(empty.body.to);
+    const dayEdge = to - DAY;
+    const weekEdge = to - 7 * DAY;
+    const at = (visitor: number, ts: number, path = `/v${visitor}`) => makeEvent({ ts, visitor, path, city: `c${visitor}` });
+    const events = [
+      at(60, to - 1000), at(60, to - 20 * DAY, '/old'), // in the last day, first seen long before
+      at(50, dayEdge), at(40, dayEdge), // tied exactly on the first slice's start (inside it)
+      at(30, dayEdge - 1), at(20, dayEdge - 1), at(20, to - 40 * DAY), // tied just before it
+      at(10, weekEdge), // exactly on the 7-day slice's start
+      at(70, to - 20 * DAY), at(5, to - 20 * DAY), at(5, weekEdge - 1, '/late'), // only in the whole period
+    ];
+    await insertEvents(ctx.h.deps.clickhouse, id, events);
+    const expected = [['60'], ['60', '40'], ['60', '40', '50'], ['60', '40', '50', '20'], ['60', '40', '50', '20', '30'],
+      ['60', '40', '50', '20', '30', '10'], ['60', '40', '50', '20', '30', '10', '5'], ['60', '40', '50', '20', '30', '10', '5', '70']];
+    for (const [i, ids] of expected.entries()) {
+      const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?period=30d&limit=${i + 1}`, ctx.alice.readKey);
+      expect(res.body.data.map((v: { visitorId: string }) => v.visitorId), `limit ${i + 1}`).toEqual(ids);
+      expect(res.body.data).toEqual(referenceList(events, Date.parse(res.body.from), to, i + 1));
+    }
+    const all = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?period=30d&limit=100`, ctx.alice.readKey);
+    expect(all.body.data).toHaveLength(8);
+    expect(all.body.data[0]).toMatchObject({ visitorId: '60', firstSeen: iso(to - 20 * DAY), lastPath: '/v60' });
+    expect(all.body.data[6]).toMatchObject({ visitorId: '5', lastSeen: iso(weekEdge - 1), lastPath: '/late' });
+    // 90d reaches visitor 20's older event; 7d has no narrower slice than the last day.
+    const wide = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?period=90d&limit=4`, ctx.alice.readKey);
+    expect(wide.body.data).toEqual(referenceList(events, Date.parse(wide.body.from), Date.parse(wide.body.to), 4));
+    expect(wide.body.data[3]).toMatchObject({ visitorId: '20', firstSeen: iso(to - 40 * DAY) });
+    const week = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?period=7d&limit=100`, ctx.alice.readKey);
+    expect(week.body.data).toEqual(referenceList(events, Date.parse(week.body.from), Date.parse(week.body.to), 100));
+  });
+
   it('profiles one visitor: summary, sessions newest first, events oldest first', async () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice);
     const events = generate(12);

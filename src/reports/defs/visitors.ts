@@ -3,44 +3,9 @@ import type { ReportContext } from '../definition.js';
 import { defineReport } from '../definition.js';
 import { generalPeriod, limitParam, reportQuery } from '../params.js';
 import { periodParams, queryRows, type QueryParams } from '../query.js';
+import { toClickHouseDateTime, type ResolvedPeriod } from '../periods.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
-import { RAW_WINDOW } from '../sql/window.js';
-
-/*
- * One visitor's summary over the period, from raw events (per-visitor detail has no rollup).
- * Dimensions come from the visitor's latest event; lastPath from the latest pageview, referrer
- * from the first. Aliases differ from column names so no aggregate reads another's alias.
- */
-const VISITOR_COLUMNS = `
-  toString(visitor_id) AS visitor,
-  toUnixTimestamp64Milli(min(ts)) AS first_ms,
-  toUnixTimestamp64Milli(max(ts)) AS last_ms,
-  countIf(kind = 'pageview') AS pageview_count,
-  uniqExact(session_id) AS session_count,
-  countIf(kind IN ('custom', 'transaction')) AS event_count,
-  sumIf(toUInt64(duration_ms), kind = 'leave') AS duration_total,
-  argMax(toString(country_name), ts) AS last_country,
-  argMax(toString(country_code), ts) AS last_country_code,
-  argMax(toString(city), ts) AS last_city,
-  argMax(toString(device), ts) AS last_device,
-  argMax(toString(browser), ts) AS last_browser,
-  argMax(toString(os), ts) AS last_os,
-  argMaxIf(path, ts, kind = 'pageview') AS last_path,
-  argMinIf(toString(referrer_source), ts, kind = 'pageview') AS first_referrer`;
-
-const RECENT_VISITORS_SQL = `
-SELECT ${VISITOR_COLUMNS}
-FROM events
-WHERE ${RAW_WINDOW}
-GROUP BY visitor_id
-ORDER BY last_ms DESC, visitor_id ASC
-LIMIT {limit:UInt32}`;
-
-const ONE_VISITOR_SQL = `
-SELECT ${VISITOR_COLUMNS}
-FROM events
-WHERE ${RAW_WINDOW} AND visitor_id = {visitorId:UInt64}
-GROUP BY visitor_id`;
+import { LATEST_VISITOR_IDS_SQL, ONE_VISITOR_SQL, VISITORS_BY_ID_SQL } from '../sql/visitors.js';
 
 const VISITOR_SPEC = {
   visitor: 'string',
@@ -113,6 +78,29 @@ export async function findVisitor(ctx: ReportContext, params: QueryParams): Prom
   return row ? { ...visitorItem(row), durationMs: row.duration_total } : null;
 }
 
+const HOUR_MS = 3_600_000;
+/** How far back from the period's end the id search looks first, widening until enough turn up. */
+const SLICE_SPANS_MS = [24 * HOUR_MS, 7 * 24 * HOUR_MS];
+
+/**
+ * The `limit` latest visitor ids of the period, lastSeen descending then id ascending, reading
+ * a recent slice first. Exact: a visitor with any event in [sliceFrom, to) has its period
+ * lastSeen in the slice, and every visitor without one was last seen strictly before
+ * sliceFrom, so when the slice yields `limit` visitors they outrank everyone outside it (no
+ * tie can cross the boundary). With fewer, the next wider slice (finally the whole period) is read.
+ */
+async function latestVisitorIds(ctx: ReportContext, period: ResolvedPeriod, params: QueryParams, limit: number): Promise<string[]> {
+  // `{from}` is rebound to the slice start so the shared raw window (DateTime64 bounds) still applies.
+  const idsSince = async (start: number) =>
+    (await queryRows(ctx.deps, LATEST_VISITOR_IDS_SQL, { ...params, from: toClickHouseDateTime(start), limit }, { visitor: 'string' })).map((r) => r.visitor);
+  for (const start of SLICE_SPANS_MS.map((span) => period.to - span)) {
+    if (start <= period.from) break;
+    const ids = await idsSince(start);
+    if (ids.length >= limit) return ids;
+  }
+  return idsSince(period.from);
+}
+
 export const VisitorsResponse = v.object({ ...PeriodEntries, data: v.array(Visitor) });
 type Visitors = v.InferOutput<typeof VisitorsResponse>;
 
@@ -128,7 +116,9 @@ export const visitorsReport = defineReport({
   response: VisitorsResponse,
   async run(ctx, input): Promise<Visitors> {
     const period = resolveFor(ctx, input.period);
-    const rows = await queryRows(ctx.deps, RECENT_VISITORS_SQL, { ...periodParams(ctx.project.id, period), limit: input.limit }, VISITOR_SPEC);
+    const params = periodParams(ctx.project.id, period);
+    const ids = await latestVisitorIds(ctx, period, params, input.limit);
+    const rows = ids.length ? await queryRows(ctx.deps, VISITORS_BY_ID_SQL, { ...params, ids }, VISITOR_SPEC) : [];
     return { ...periodFields(period), data: rows.map(visitorItem) };
   },
   csv: {

@@ -1,0 +1,51 @@
+import { RAW_WINDOW } from './window.js';
+
+/*
+ * One visitor's summary over the period, from raw events (per-visitor detail has no rollup).
+ * Dimensions come from the visitor's latest event; lastPath from the latest pageview, referrer
+ * from the first. Aliases differ from column names so no aggregate reads another's alias.
+ */
+const VISITOR_COLUMNS = `
+  toString(visitor_id) AS visitor,
+  toUnixTimestamp64Milli(min(ts)) AS first_ms,
+  toUnixTimestamp64Milli(max(ts)) AS last_ms,
+  countIf(kind = 'pageview') AS pageview_count,
+  uniqExact(session_id) AS session_count,
+  countIf(kind IN ('custom', 'transaction')) AS event_count,
+  sumIf(toUInt64(duration_ms), kind = 'leave') AS duration_total,
+  argMax(toString(country_name), ts) AS last_country,
+  argMax(toString(country_code), ts) AS last_country_code,
+  argMax(toString(city), ts) AS last_city,
+  argMax(toString(device), ts) AS last_device,
+  argMax(toString(browser), ts) AS last_browser,
+  argMax(toString(os), ts) AS last_os,
+  argMaxIf(path, ts, kind = 'pageview') AS last_path,
+  argMinIf(toString(referrer_source), ts, kind = 'pageview') AS first_referrer`;
+
+/**
+ * Phase 1 of the visitors list: the latest `limit` visitor ids by last event, ties by id. Run
+ * with `{from}` bound to the start of a recent slice of the period: only two columns and a
+ * narrow time range are read, which is what makes the list cheap over 30d/90d.
+ */
+export const LATEST_VISITOR_IDS_SQL = `
+SELECT toString(visitor_id) AS visitor
+FROM events
+WHERE ${RAW_WINDOW}
+GROUP BY visitor_id
+ORDER BY max(ts) DESC, visitor_id ASC
+LIMIT {limit:UInt32}`;
+
+/** Phase 2: the full summaries of the chosen visitors over the whole period, in list order (ids bound as decimal strings: JSON numbers lose 64-bit precision). */
+export const VISITORS_BY_ID_SQL = `
+SELECT ${VISITOR_COLUMNS}
+FROM events
+WHERE ${RAW_WINDOW} AND visitor_id IN CAST({ids:Array(String)}, 'Array(UInt64)')
+GROUP BY visitor_id
+ORDER BY last_ms DESC, visitor_id ASC`;
+
+/** One visitor's summary over the period (the profile). */
+export const ONE_VISITOR_SQL = `
+SELECT ${VISITOR_COLUMNS}
+FROM events
+WHERE ${RAW_WINDOW} AND visitor_id = {visitorId:UInt64}
+GROUP BY visitor_id`;
