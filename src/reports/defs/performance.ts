@@ -38,20 +38,14 @@ SELECT ${METRIC_COLUMNS}
 FROM events
 WHERE ${RAW_WINDOW} AND kind = 'vitals'`;
 
-// Ranking first and computing quantiles only for the top pages: exact quantiles keep every sample
-// of a group, so doing them for every path would cost far more than the ranking itself.
 const PAGES_SQL = `
 SELECT path, count() AS sample_count,
        ${METRIC_COLUMNS}
 FROM events
-WHERE ${RAW_WINDOW} AND kind = 'vitals' AND path IN (
-    SELECT path FROM events
-    WHERE ${RAW_WINDOW} AND kind = 'vitals'
-    GROUP BY path
-    ORDER BY count() DESC, path ASC
-    LIMIT {limit:UInt32})
+WHERE ${RAW_WINDOW} AND kind = 'vitals'
 GROUP BY path
-ORDER BY sample_count DESC, path ASC`;
+ORDER BY sample_count DESC, path ASC
+LIMIT {limit:UInt32}`;
 
 const METRIC_SPEC: Record<string, ColumnKind> = Object.fromEntries(
   VITALS.flatMap((m) => [[`${m}_p75`, 'number?'], [`${m}_avg`, 'number?'], [`${m}_samples`, 'number']]),
