@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { defineReport } from '../definition.js';
 import { generalPeriod, reportQuery } from '../params.js';
-import { periodParams, queryOne, queryRows, type ColumnKind } from '../query.js';
+import { periodParams, queryRows, type ColumnKind } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
 import { RAW_WINDOW } from '../sql/window.js';
 
@@ -33,18 +33,15 @@ const METRIC_COLUMNS = VITALS.map(
   (m) => `toFloat64(quantileExact(0.75)(${m})) AS ${m}_p75, avg(${m}) AS ${m}_avg, count(${m}) AS ${m}_samples`,
 ).join(',\n       ');
 
-const OVERALL_SQL = `
-SELECT ${METRIC_COLUMNS}
-FROM events
-WHERE ${RAW_WINDOW} AND kind = 'vitals'`;
-
-const PAGES_SQL = `
-SELECT path, count() AS sample_count,
+// One scan for both answers: the empty grouping set is the overall row (its `is_overall` is 1),
+// the `(path)` set gives the pages; the overall row sorts first, then the top pages.
+const PERFORMANCE_SQL = `
+SELECT path, grouping(path) AS is_overall, count() AS sample_count,
        ${METRIC_COLUMNS}
 FROM events
 WHERE ${RAW_WINDOW} AND kind = 'vitals'
-GROUP BY path
-ORDER BY sample_count DESC, path ASC
+GROUP BY GROUPING SETS ((path), ())
+ORDER BY is_overall DESC, sample_count DESC, path ASC
 LIMIT {limit:UInt32}`;
 
 const METRIC_SPEC: Record<string, ColumnKind> = Object.fromEntries(
@@ -110,13 +107,17 @@ export const performanceReport = defineReport({
   async run(ctx, input): Promise<Performance> {
     const period = resolveFor(ctx, input.period);
     const params = periodParams(ctx.project.id, period);
-    const [overall, pages] = await Promise.all([
-      queryOne(ctx.deps, OVERALL_SQL, params, METRIC_SPEC),
-      queryRows(ctx.deps, PAGES_SQL, { ...params, limit: PERFORMANCE_TOP_PAGES }, { path: 'string', sample_count: 'number', ...METRIC_SPEC }),
-    ]);
+    const rows = await queryRows(
+      ctx.deps,
+      PERFORMANCE_SQL,
+      { ...params, limit: PERFORMANCE_TOP_PAGES + 1 },
+      { path: 'string', is_overall: 'number', sample_count: 'number', ...METRIC_SPEC },
+    );
+    const overall = rows.find((r) => r.is_overall === 1);
+    const pages = rows.filter((r) => r.is_overall !== 1 && (r.sample_count as number) > 0);
     return {
       ...periodFields(period),
-      overall: metricsOf(overall),
+      overall: overall ? metricsOf(overall) : metricsOf({}),
       pages: pages.map((p) => ({ path: p.path as string, samples: p.sample_count as number, ...metricsOf(p) })),
     };
   },
