@@ -30,5 +30,7 @@ export interface AppEnv {
   Variables: {
     services: import('./services.js').Services;
     auth: import('./auth/context.js').AuthContext;
+    /** The `{domain}` project as loaded for this request (see projects/access.ts). */
+    projectAccess: import('./projects/access.js').ProjectAccess | null;
   };
 }

@@ -1,11 +1,11 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { requireWrite } from '../auth/middleware.js';
 import type { AppEnv } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { bearerSecurity, errorsFor, json } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
-import { loadProject, MANAGERS } from '../projects/access.js';
+import { loadProject, MANAGERS, requireProject } from '../projects/access.js';
 import { REPORT_PERIODS } from '../reports/periods.js';
 import { CSV_CONTENT_TYPE } from './negotiate.js';
 import { DeletedResult, ExportFileList, ScheduleBody, ScheduleView } from './schedule-schemas.js';
@@ -33,10 +33,7 @@ const view = (s: ExportSchedule, secret?: string) => ({
 });
 
 /** Write scope first (403), then the manager role (404 like a missing project). */
-const managers: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await loadProject(c, MANAGERS);
-  await next();
-};
+const managers = requireProject(MANAGERS);
 
 /**
  * Scheduled exports under /api/v1/projects/:domain: the schedule (owner or admin, write scope)

@@ -1,5 +1,5 @@
 import type { Redis } from '@upstash/redis';
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { requireWrite } from '../auth/middleware.js';
@@ -7,16 +7,13 @@ import type { AppEnv } from '../deps.js';
 import { ApiError, badRequest } from '../errors.js';
 import { bearerSecurity, errorsFor, json } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
-import { loadProject, MANAGERS } from '../projects/access.js';
+import { loadProject, MANAGERS, requireProject } from '../projects/access.js';
 import { OkResult } from './schemas.js';
 
 const IdParam = v.object({ domain: v.string(), id: v.string() });
 
 /** Write scope first (403), then the manager role (404 like a missing project), then the body. */
-const managerOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await loadProject(c, MANAGERS);
-  await next();
-};
+const managerOnly = requireProject(MANAGERS);
 
 /** The part of a per-project record store the create and delete routes use. */
 interface ItemStore<I, T> {

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../deps.js';
 import { projectNotFound } from '../errors.js';
 import { findProjectIdByDomain, getProject, getRole, type Project, type Role } from './store.js';
@@ -11,16 +12,33 @@ export interface ProjectAccess {
 /**
  * Loads the project named by `{domain}` for the caller. A missing project, one the caller
  * cannot see, and one where the caller's role is not in `roles` all answer the same 404.
+ * The lookup runs once per request: a guard and the handler after it share the result.
  */
 export async function loadProject(c: Context<AppEnv>, roles: readonly Role[] = ['owner', 'admin', 'member']): Promise<ProjectAccess> {
-  const { redis } = c.get('services').deps;
   const domain = (c.req.param('domain') ?? '').toLowerCase();
-  const id = await findProjectIdByDomain(redis, domain);
-  if (!id) throw projectNotFound();
-  const [project, role] = await Promise.all([getProject(redis, id), getRole(redis, id, c.get('auth').accountId)]);
-  if (!project || !role || !roles.includes(role)) throw projectNotFound();
-  return { project, role };
+  let access = c.get('projectAccess');
+  if (access === undefined || (access && access.project.domain !== domain)) {
+    access = await lookup(c, domain);
+    c.set('projectAccess', access);
+  }
+  if (!access || !roles.includes(access.role)) throw projectNotFound();
+  return access;
 }
+
+async function lookup(c: Context<AppEnv>, domain: string): Promise<ProjectAccess | null> {
+  const { redis } = c.get('services').deps;
+  const id = await findProjectIdByDomain(redis, domain);
+  if (!id) return null;
+  const [project, role] = await Promise.all([getProject(redis, id), getRole(redis, id, c.get('auth').accountId)]);
+  return project && role ? { project, role } : null;
+}
+
+/** Middleware: the `{domain}` project must exist and the caller hold one of `roles` (else 404). */
+export const requireProject = (roles: readonly Role[]) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    await loadProject(c, roles);
+    await next();
+  });
 
 export const MANAGERS: readonly Role[] = ['owner', 'admin'];
 export const OWNER_ONLY: readonly Role[] = ['owner'];

@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { requireWrite } from '../auth/middleware.js';
@@ -7,7 +7,7 @@ import type { AppEnv } from '../deps.js';
 import { ApiError, badRequest } from '../errors.js';
 import { bearerSecurity, errorsFor, json } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
-import { loadProject, OWNER_ONLY } from './access.js';
+import { loadProject, OWNER_ONLY, requireProject } from './access.js';
 import { listMembers, removeMember, setMember } from './store.js';
 
 const EMAIL_MESSAGE = 'email must be an email address';
@@ -38,10 +38,7 @@ export const MemberMessages = {
 } as const;
 
 /** The owner role first (404 like a missing project for anyone else), then the body. */
-const ownerOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await loadProject(c, OWNER_ONLY);
-  await next();
-};
+const ownerOnly = requireProject(OWNER_ONLY);
 
 /** Who can see the project, owner first, then by email. */
 async function members(redis: import('@upstash/redis').Redis, projectId: string) {

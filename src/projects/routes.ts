@@ -6,7 +6,7 @@ import { bearerSecurity, errorsFor, json } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
 import { requireWrite } from '../auth/middleware.js';
 import { rateLimit } from '../ratelimit.js';
-import { loadProject, MANAGERS, OWNER_ONLY } from './access.js';
+import { loadProject, MANAGERS, OWNER_ONLY, requireProject } from './access.js';
 import { InvalidDomainError, normalizeDomain } from './domain.js';
 import { purgeProjectData } from './purge.js';
 import {
@@ -128,15 +128,11 @@ export function projectRoutes() {
     }),
     requireWrite(),
     rateLimit('patch', (c) => c.get('auth').keyId ?? c.get('auth').accountId),
-    async (c, next) => {
-      await loadProject(c, OWNER_ONLY);
-      await next();
-    },
+    requireProject(OWNER_ONLY),
     validate('json', UpdateProjectBody, Messages.noValidFields),
     async (c) => {
       const changes = c.req.valid('json');
       const { redis } = c.get('services').deps;
-      // Re-read after validation so the write applies to the latest record.
       const { project } = await loadProject(c, OWNER_ONLY);
       const updated: Project = { ...project, ...changes };
       await saveProject(redis, updated);
@@ -160,10 +156,7 @@ export function projectRoutes() {
       responses: { 200: json('Deleted', DeleteResult), ...errorsFor(400, 401, 403, 404, 429) },
     }),
     requireWrite(),
-    async (c, next) => {
-      await loadProject(c, OWNER_ONLY);
-      await next();
-    },
+    requireProject(OWNER_ONLY),
     validate('json', DeleteProjectBody, Messages.confirmRequired),
     async (c) => {
       const { project } = await loadProject(c, OWNER_ONLY);
@@ -181,10 +174,7 @@ export function projectRoutes() {
       responses: { 200: json('Install status', InstallVerified), ...errorsFor(401, 403, 404, 429) },
     }),
     requireWrite(),
-    async (c, next) => {
-      await loadProject(c, MANAGERS);
-      await next();
-    },
+    requireProject(MANAGERS),
     rateLimit('verify', (c) => `project:${c.req.param('domain')?.toLowerCase()}`),
     async (c) => {
       const { redis, clickhouse } = c.get('services').deps;
