@@ -22,7 +22,8 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
   item: I;
   toItem: (row: RowOf<S>) => v.InferOutput<v.ObjectSchema<I, undefined>>;
   finish?: (items: v.InferOutput<v.ObjectSchema<I, undefined>>[]) => v.InferOutput<v.ObjectSchema<I, undefined>>[];
-  csv: { title: string; columns: CsvColumn<v.InferOutput<v.ObjectSchema<I, undefined>>>[] };
+  /** CSV section; `columns` default to the item's fields, headed by their names. */
+  csv: { title: string; columns?: CsvColumn<v.InferOutput<v.ObjectSchema<I, undefined>>>[] };
 }) {
   type Item = v.InferOutput<v.ObjectSchema<I, undefined>>;
   const response = v.object({ ...PeriodEntries, data: v.array(v.object(opts.item)) });
@@ -39,6 +40,11 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
       const items = rows.map(opts.toItem);
       return { ...periodFields(period), data: opts.finish ? opts.finish(items) : items } as v.InferOutput<typeof response>;
     },
-    csv: { title: opts.csv.title, columns: opts.csv.columns, rows: (r) => r.data as Item[] },
+    csv: { title: opts.csv.title, columns: opts.csv.columns ?? itemColumns<Item>(Object.keys(opts.item)), rows: (r) => r.data as Item[] },
   });
+}
+
+/** One CSV column per item field, headed by the field's name. */
+function itemColumns<Item>(fields: string[]): CsvColumn<Item>[] {
+  return fields.map((field) => ({ header: field, value: (row) => (row as Record<string, string | number | null>)[field] }));
 }

@@ -17,14 +17,5 @@ export const citiesReport = defineRankedReport({
     pageviews: num('Pageviews'),
   },
   toItem: (r) => ({ city: r.city_name, country: r.country, country_code: r.code, visitors: r.visitors, pageviews: r.pageviews }),
-  csv: {
-    title: 'cities',
-    columns: [
-      { header: 'city', value: (r) => r.city },
-      { header: 'country', value: (r) => r.country },
-      { header: 'country_code', value: (r) => r.country_code },
-      { header: 'visitors', value: (r) => r.visitors },
-      { header: 'pageviews', value: (r) => r.pageviews },
-    ],
-  },
+  csv: { title: 'cities' },
 });

@@ -17,13 +17,5 @@ export const countriesReport = defineRankedReport({
     visitors: num('Unique visitors'),
   },
   toItem: (r) => ({ country: r.country, country_code: r.code, pageviews: r.pageviews, visitors: r.visitors }),
-  csv: {
-    title: 'countries',
-    columns: [
-      { header: 'country', value: (r) => r.country },
-      { header: 'country_code', value: (r) => r.country_code },
-      { header: 'pageviews', value: (r) => r.pageviews },
-      { header: 'visitors', value: (r) => r.visitors },
-    ],
-  },
+  csv: { title: 'countries' },
 });

@@ -11,12 +11,5 @@ export const pagesReport = defineRankedReport({
   spec: { path: 'string', pageviews: 'number', visitors: 'number' },
   item: { path: str('Page path'), pageviews: num('Pageviews'), visitors: num('Unique visitors') },
   toItem: (r) => r,
-  csv: {
-    title: 'pages',
-    columns: [
-      { header: 'path', value: (r) => r.path },
-      { header: 'pageviews', value: (r) => r.pageviews },
-      { header: 'visitors', value: (r) => r.visitors },
-    ],
-  },
+  csv: { title: 'pages' },
 });

@@ -12,12 +12,5 @@ export const referrersReport = defineRankedReport({
   spec: { referrer: 'string', pageviews: 'number', visitors: 'number' },
   item: { referrer: str('Referring host, or (direct)'), pageviews: num('Pageviews'), visitors: num('Unique visitors') },
   toItem: (r) => r,
-  csv: {
-    title: 'referrers',
-    columns: [
-      { header: 'referrer', value: (r) => r.referrer },
-      { header: 'pageviews', value: (r) => r.pageviews },
-      { header: 'visitors', value: (r) => r.visitors },
-    ],
-  },
+  csv: { title: 'referrers' },
 });
