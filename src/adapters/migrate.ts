@@ -46,14 +46,28 @@ export async function migrate(ch: ClickHouseClient, opts: { retentionDays: numbe
   return applied;
 }
 
+/**
+ * Sets each table's TTL to the configured retention, but only where it differs: MODIFY TTL
+ * recomputes TTL for every stored part, which is not work to repeat at every start.
+ */
 async function applyRetention(ch: ClickHouseClient, days: number): Promise<void> {
   if (!Number.isInteger(days) || days < 1) throw new Error('retention days must be a positive integer');
   const template = splitStatements(await readFile(RETENTION_SQL, 'utf8'))[0];
+  const current = new Map(
+    (
+      await (
+        await ch.query({
+          query: "SELECT name, extract(create_table_query, 'TTL (.*?)(?: SETTINGS|$)') AS ttl FROM system.tables WHERE database = currentDatabase()",
+          format: 'JSONEachRow',
+        })
+      ).json<{ name: string; ttl: string }>()
+    ).map((r) => [r.name, r.ttl]),
+  );
   for (const t of ANALYTICS_TABLES) {
-    const statement = template
-      .replace('{table}', t.name)
-      .replace('{time_column}', t.timeColumn === 'ts' ? 'toDateTime(ts)' : t.timeColumn)
-      .replace('{days}', String(days));
+    const timeExpression = t.timeColumn === 'ts' ? 'toDateTime(ts)' : t.timeColumn;
+    // ClickHouse shows `+ INTERVAL n DAY` back as `+ toIntervalDay(n)`.
+    if (current.get(t.name) === timeExpression + ' + toIntervalDay(' + days + ')') continue;
+    const statement = template.replace('{table}', t.name).replace('{time_column}', timeExpression).replace('{days}', String(days));
     await ch.command({ query: statement });
   }
 }
