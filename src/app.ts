@@ -5,7 +5,7 @@ import type { AppEnv, Deps } from './deps.js';
 import { errorResponse, Messages } from './errors.js';
 import { openApiDocument } from './openapi.js';
 import { projectRoutes } from './projects/routes.js';
-import { rateLimit } from './ratelimit.js';
+import { byCredential, rateLimit } from './ratelimit.js';
 import { ingestPublicRoutes } from './ingest/routes.js';
 import { ingestApiRoutes } from './ingest/api-routes.js';
 import { reportRoutes } from './reports/routes.js';
@@ -43,7 +43,7 @@ export function createApp(deps: Deps) {
 
   const v1 = new Hono<AppEnv>();
   v1.use('*', authenticate());
-  v1.use('*', rateLimit('api', (c) => c.get('auth').keyId ?? `session:${c.get('auth').accountId}`));
+  v1.use('*', rateLimit('api', byCredential));
   v1.route('/projects', projectRoutes());
   v1.route('/projects', ingestApiRoutes());
   v1.route('/projects', reportRoutes());

@@ -47,6 +47,12 @@ export class RateLimiters {
 }
 
 /**
+ * Whom a per-credential limit counts: the API key, else the account behind the session or
+ * OAuth token (its `via` keeps the kinds apart).
+ */
+export const byCredential = (c: Context<AppEnv>): string => c.get('auth').keyId ?? `${c.get('auth').via}:${c.get('auth').accountId}`;
+
+/**
  * Sliding-window rate limit middleware. Sets IETF draft-10 `RateLimit-Policy`/`RateLimit`
  * headers on every limited response, and answers 429 with `Retry-After` when over.
  */

@@ -1,19 +1,16 @@
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type { AppEnv } from '../deps.js';
 import { bearerSecurity, errorsFor } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
 import { loadProject } from '../projects/access.js';
-import { rateLimit } from '../ratelimit.js';
+import { byCredential, rateLimit } from '../ratelimit.js';
 import { generalPeriod, limitParam, reportQuery } from '../reports/params.js';
 import { buildExportCsv } from './build.js';
 import { CSV_CONTENT_TYPE, CSV_OPENAPI_CONTENT } from './negotiate.js';
 
 /** `period` as every report takes it (default `30d`); `limit` 1–500 rows per section, default 100. */
 export const ExportQuery = reportQuery(generalPeriod(), limitParam(500, 100));
-
-/** The export counts against its own limit per API key (or session), on top of the API limit. */
-const caller = (c: Context<AppEnv>) => c.get('auth').keyId ?? `session:${c.get('auth').accountId}`;
 
 /** `sightline-{domain}-{period}.csv`; a normalized domain is already safe, this keeps it so. */
 export const exportFileName = (domain: string, period: string) =>
@@ -66,7 +63,8 @@ export function exportRoutes() {
         ...errorsFor(400, 401, 404, 429),
       },
     }),
-    rateLimit('export', caller),
+    // Its own limit per credential, on top of the API limit.
+    rateLimit('export', byCredential),
     validate('query', ExportQuery),
     async (c) => {
       const { project, role } = await loadProject(c);

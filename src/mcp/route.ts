@@ -5,7 +5,7 @@ import { StreamableHTTPTransport } from '@hono/mcp';
 import type { AppEnv } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { errorsFor, json } from '../http/openapi-helpers.js';
-import { rateLimit } from '../ratelimit.js';
+import { byCredential, rateLimit } from '../ratelimit.js';
 import { challenge, mcpAuth } from './auth.js';
 import type { AppFetch } from './dispatch.js';
 import { JsonRpcBody, JsonRpcResponse } from './schemas.js';
@@ -68,7 +68,7 @@ export function mcpRoutes(fetchApp: AppFetch) {
       },
     }),
     mcpAuth(),
-    rateLimit('api', (c) => c.get('auth').keyId ?? `oauth:${c.get('auth').accountId}`),
+    rateLimit('api', byCredential),
     async (c) => {
       const auth = c.get('auth');
       let body: unknown;

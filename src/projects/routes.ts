@@ -5,7 +5,7 @@ import { badRequest, Messages } from '../errors.js';
 import { bearerSecurity, errorsFor, json } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
 import { requireWrite } from '../auth/middleware.js';
-import { rateLimit } from '../ratelimit.js';
+import { byCredential, rateLimit } from '../ratelimit.js';
 import { loadProject, MANAGERS, OWNER_ONLY, requireProject } from './access.js';
 import { InvalidDomainError, normalizeDomain } from './domain.js';
 import { purgeProjectData } from './purge.js';
@@ -127,7 +127,7 @@ export function projectRoutes() {
       responses: { 200: json('Values after the update', ProjectUpdated), ...errorsFor(400, 401, 403, 404, 429) },
     }),
     requireWrite(),
-    rateLimit('patch', (c) => c.get('auth').keyId ?? c.get('auth').accountId),
+    rateLimit('patch', byCredential),
     requireProject(OWNER_ONLY),
     validate('json', UpdateProjectBody, Messages.noValidFields),
     async (c) => {
