@@ -85,4 +85,3 @@ export const UpdateProjectBody = v.pipe(
 
 export const DeleteProjectBody = v.object({ confirm: v.literal(true, Messages.confirmRequired) }, Messages.confirmRequired);
 
-export const DomainParam = v.object({ domain: v.pipe(v.string(), v.minLength(1), v.maxLength(253)) });
