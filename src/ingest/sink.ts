@@ -1,4 +1,3 @@
-
 /**
  * Where accepted events go. `write` resolves once the rows are durable (inserted, or held by a
  * buffer that will insert them); `flush` drains; `close` flushes and stops timers.

@@ -84,4 +84,3 @@ export const UpdateProjectBody = v.pipe(
 );
 
 export const DeleteProjectBody = v.object({ confirm: v.literal(true, Messages.confirmRequired) }, Messages.confirmRequired);
-
