@@ -15,7 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -60,6 +60,29 @@ const cpuSeconds = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name), in clock ticks.
   return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
+/** CPU seconds per thread name (`/proc/{pid}/task/*`): the JS main thread vs the engine's pools. */
+const cpuByThread = (pid: number): Map<string, number> => {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '');
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      out.set(name, (out.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+};
+
+/** The busiest threads' share of `used` CPU since `before`, e.g. "node 61%, QueryPipelineEx 20%". */
+const threadShares = (before: Map<string, number>, after: Map<string, number>): string => {
+  const deltas = [...after].map(([name, s]) => [name, s - (before.get(name) ?? 0)] as const).filter(([, d]) => d > 0);
+  const total = deltas.reduce((a, [, d]) => a + d, 0) || 1;
+  return deltas.sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, d]) => `${name} ${((d / total) * 100).toFixed(0)}%`).join(', ');
 };
 
 async function startServer(dataDir: string): Promise<ChildProcess> {
@@ -180,17 +203,21 @@ async function main() {
   let refused = 0;
   try {
     let cpuMark = cpuSeconds(server.pid!);
+    let threadMark = cpuByThread(server.pid!);
     const report = (r: autocannon.Result, seconds: number) => {
       const cpuNow = cpuSeconds(server.pid!);
       const cpuUsed = cpuNow - cpuMark;
       cpuMark = cpuNow;
+      const threadsNow = cpuByThread(server.pid!);
+      const shares = threadShares(threadMark, threadsNow);
+      threadMark = threadsNow;
       ok += r['2xx'];
       refused += r.non2xx;
       const eps = r['2xx'] / (r.duration || seconds);
       console.log(`requests: ${r.requests.sent} sent, ${r.requests.total} answered: 2xx ${r['2xx']}, non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}; by status ${JSON.stringify(r.statusCodeStats)}`);
       console.log(`throughput: ${Math.round(eps)} events/s accepted`);
       console.log(`latency: p50 ${r.latency.p50} ms, p90 ${r.latency.p90} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms`);
-      console.log(`server CPU: ${cpuUsed.toFixed(1)} s, ${((cpuUsed / Math.max(1, r.requests.total)) * 1e6).toFixed(0)} µs per answered request`);
+      console.log(`server CPU: ${cpuUsed.toFixed(1)} s, ${((cpuUsed / Math.max(1, r.requests.total)) * 1e6).toFixed(0)} µs per answered request (by thread: ${shares})`);
       return eps;
     };
     if (ONLY !== 'import') {
@@ -213,6 +240,8 @@ async function main() {
       const sampler = setInterval(() => {
         maxRss = Math.max(maxRss, peakRssMb(server.pid!).rss);
       }, 50);
+      const cpuBefore = cpuSeconds(server.pid!);
+      const threadsBefore = cpuByThread(server.pid!);
       const t0 = performance.now();
       const res = await fetch(`${BASE}/api/v1/projects/${imported.domain}/import`, {
         method: 'POST',
@@ -226,6 +255,7 @@ async function main() {
       const lps = LINES / secs;
       console.log(`answer: HTTP ${res.status} ${JSON.stringify(answer)}`);
       console.log(`throughput: ${Math.round(lps)} lines/s (${secs.toFixed(2)} s) — target ≥ 100000 ${lps >= 100_000 ? 'MET' : 'MISSED'}`);
+      console.log(`server CPU: ${(cpuSeconds(server.pid!) - cpuBefore).toFixed(1)} s (by thread: ${threadShares(threadsBefore, cpuByThread(server.pid!))})`);
       console.log(`server RSS during import: max ${maxRss.toFixed(0)} MB sampled; process peak (maxRSS) ${peakRssMb(server.pid!).hwm.toFixed(0)} MB`);
     }
   } finally {

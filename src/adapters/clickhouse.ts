@@ -32,13 +32,14 @@ export interface NodeClickHouseOptions {
 export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promise<ClickHouseClient> {
   const { createClient } = await import('@clickhouse/client');
   if (opts.url) {
-    return createClient({
+    const server = createClient({
       url: opts.url,
       username: opts.username,
       password: opts.password,
       database: opts.database,
       clickhouse_settings: clickhouseSettings,
     }) as unknown as ClickHouseClient;
+    return withEncodedRows(server);
   }
   const { mkdirSync } = await import('node:fs');
   const { resolve } = await import('node:path');
@@ -66,11 +67,44 @@ type InsertParams = Parameters<ClickHouseClient['insert']>[0];
 const RAW_FORMATS = new Set(['JSONEachRow', 'JSONCompactEachRow']);
 
 /**
+ * Rows the caller already encoded in the insert's JSON row format, one per line, each ending in a
+ * newline: `ch.insert({ values: new EncodedRows(body), format, columns, … })` on a Node client.
+ * Encoding rows as they arrive spreads that cost instead of blocking the event loop for a whole
+ * batch at insert time. (The client's own `insert` wants row objects for JSON formats.)
+ */
+export class EncodedRows {
+  constructor(readonly body: string) {}
+}
+
+const insertResult = () =>
+  // Callers here only await the insert; the summary the HTTP client would carry is not known.
+  ({ executed: true, query_id: '', response_headers: {} }) as unknown as Awaited<ReturnType<ClickHouseClient['insert']>>;
+
+/** A server client whose `insert` also takes EncodedRows, sent as the body of the INSERT. */
+function withEncodedRows(client: ClickHouseClient): ClickHouseClient {
+  const insert = async (params: InsertParams) => {
+    if (!(params.values instanceof EncodedRows)) return client.insert(params);
+    const { Readable } = await import('node:stream');
+    const columns = Array.isArray(params.columns) ? ` (${params.columns.join(', ')})` : '';
+    // `table` and `columns` are code constants, never user input.
+    const result = await client.exec({
+      query: `INSERT INTO ${params.table}${columns} FORMAT ${params.format}`,
+      values: Readable.from([Buffer.from(params.values.body)], { objectMode: false }),
+      clickhouse_settings: params.clickhouse_settings,
+    });
+    // An INSERT answers with an empty body; read it to the end so the socket goes back to the pool.
+    for await (const _ of result.stream as AsyncIterable<unknown>);
+    return insertResult();
+  };
+  return new Proxy(client, { get: (target, prop, receiver) => (prop === 'insert' ? insert : Reflect.get(target, prop, receiver)) });
+}
+
+/**
  * The embedded connection's own `insert` joins the rows into one string and appends it to the SQL
  * text, preceded by `SET` statements; chdb's raw insert hands the bytes to the engine as they are
  * and carries the settings in the statement's `SETTINGS` clause (nothing lingers in the session).
  * Measured here: 50 000 event rows with the rollup views in ~0.5 s instead of ~0.85 s. Row-array
- * inserts in JSON row formats take that path; anything else goes to the client unchanged.
+ * and EncodedRows inserts in JSON row formats take that path; anything else goes to the client unchanged.
  */
 function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert): ClickHouseClient {
   const settingsFor = (own: InsertParams['clickhouse_settings']) => {
@@ -82,16 +116,17 @@ function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert): Cli
   };
   const insert = async (params: InsertParams) => {
     const { table, values, format, columns } = params;
-    if (!Array.isArray(values) || !format || !RAW_FORMATS.has(format) || (columns !== undefined && !Array.isArray(columns)) || params.abort_signal) {
+    const encoded = values instanceof EncodedRows;
+    if ((!encoded && !Array.isArray(values)) || !format || !RAW_FORMATS.has(format) || (columns !== undefined && !Array.isArray(columns)) || params.abort_signal) {
       return client.insert(params);
     }
-    if (values.length > 0) {
-      let body = '';
-      for (const row of values) body += JSON.stringify(row) + '\n';
+    let body = '';
+    if (encoded) body = values.body;
+    else for (const row of values as unknown[]) body += JSON.stringify(row) + '\n';
+    if (body.length > 0) {
       await rawInsert({ table, values: Buffer.from(body), format: format as 'JSONCompactEachRow', columns: columns as string[] | undefined, settings: settingsFor(params.clickhouse_settings) });
     }
-    // Callers here only await the insert; the summary the HTTP client would carry is not known.
-    return { executed: true, query_id: '', response_headers: {} } as unknown as Awaited<ReturnType<ClickHouseClient['insert']>>;
+    return insertResult();
   };
   return new Proxy(client, {
     get(target, prop, receiver) {

@@ -4,6 +4,8 @@ import { Redis } from '@upstash/redis';
 import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
 import { startUpstashBridge } from '../../scripts/bridges/upstash-rest.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
+import { connectNodeClickHouse } from '../../src/adapters/clickhouse.js';
+import { compactLine, insertLines } from '../../src/ingest/insert.js';
 
 let h: Harness;
 let ch: Awaited<ReturnType<typeof startClickHouseBridge>>;
@@ -35,6 +37,30 @@ describe('ClickHouse HTTP bridge', () => {
     expect((await web.ping()).success).toBe(true);
     await web.command({ query: 'DROP TABLE ' + table });
     await web.close();
+  });
+});
+
+describe('Node client over HTTP (CLICKHOUSE_URL)', () => {
+  it('inserts pre-encoded rows as the INSERT body, deduplicated by their token', async () => {
+    const server = await connectNodeClickHouse({ url: ch.url, dataDir: '/nonexistent' });
+    const projectId = unique('prj_http');
+    const lines = [1, 2, 3].map((i) =>
+      compactLine('events', { project_id: projectId, ts: `2026-01-0${i} 10:00:00.000`, kind: 'pageview', visitor_id: String(i), session_id: '7', path: `/p${i}`, hostname: 'h.example' }),
+    );
+    const token = unique('tok');
+    await insertLines(server, 'events', lines.join(''), { token });
+    await insertLines(server, 'events', lines.join(''), { token });
+    const rs = await h.deps.clickhouse.query({
+      query: 'SELECT path, visitor_id FROM events WHERE project_id = {p:String} ORDER BY path',
+      query_params: { p: projectId },
+      format: 'JSONEachRow',
+    });
+    expect(await rs.json()).toEqual([
+      { path: '/p1', visitor_id: '1' },
+      { path: '/p2', visitor_id: '2' },
+      { path: '/p3', visitor_id: '3' },
+    ]);
+    await server.close();
   });
 });
 
