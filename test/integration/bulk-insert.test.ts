@@ -1,0 +1,51 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compactLine, insertLines } from '../../src/ingest/insert.js';
+import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(closeHarness);
+
+const scalar = async (query: string, projectId: string) => {
+  const rs = await h.deps.clickhouse.query({ query, query_params: { id: projectId }, format: 'JSONEachRow' });
+  return Number((await rs.json<{ n: string }>())[0].n);
+};
+
+describe('bulk inserts through the spool file (bodies of 8 MB and more)', () => {
+  it('stores every row once, in the table and its rollups, even when retried with the same token', async () => {
+    const projectId = unique('prj_bulk');
+    const rows = 20_000;
+    // Long referrers push the body past the file threshold with few rows.
+    const body = Array.from({ length: rows }, (_, i) =>
+      compactLine('events', {
+        project_id: projectId,
+        ts: `2025-02-${String(1 + (i % 28)).padStart(2, '0')} 12:${String(i % 60).padStart(2, '0')}:00.000`,
+        kind: i % 4 === 3 ? 'leave' : 'pageview',
+        visitor_id: String(1 + (i % 500)),
+        session_id: String(1 + (i % 2000)),
+        hostname: 'bulk.example',
+        path: `/p${i % 40}`,
+        referrer: `https://ref.example/${'x'.repeat(450)}?q=${i}`,
+        referrer_source: 'ref.example',
+        country_code: 'DE',
+        country_name: 'Germany',
+        duration_ms: i % 4 === 3 ? 1000 : 0,
+        props: i % 2 ? { plan: "it's \"pro\"" } : {},
+      }),
+    ).join('');
+    expect(body.length).toBeGreaterThan(8 << 20);
+    const token = unique('bulk-token');
+    await insertLines(h.deps.clickhouse, 'events', body, { token, dateFormat: 'basic', parallelViews: true });
+    await insertLines(h.deps.clickhouse, 'events', body, { token, dateFormat: 'basic', parallelViews: true });
+    expect(await scalar('SELECT count() AS n FROM events WHERE project_id = {id:String}', projectId)).toBe(rows);
+    expect(await scalar('SELECT sum(pageviews) AS n FROM stats_15m WHERE project_id = {id:String}', projectId)).toBe(rows * 0.75);
+    expect(await scalar('SELECT sum(pageviews) AS n FROM pages_1d WHERE project_id = {id:String}', projectId)).toBe(rows * 0.75);
+    expect(await scalar("SELECT countIf(props['plan'] = 'it''s \"pro\"') AS n FROM events WHERE project_id = {id:String}", projectId)).toBe(rows / 2);
+    // The spool file is gone once the insert ends.
+    expect(readdirSync(join(h.deps.config.DATA_DIR, 'insert-spool'))).toEqual([]);
+  });
+});
