@@ -53,10 +53,21 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
     clickhouse_settings: { ...clickhouseSettings, ...embeddedSessionResets },
   } as never) as unknown as ClickHouseClient;
   // Bulk bodies are handed over as files (see insertFromFile); leftovers of a crash go at start.
-  const { rm } = await import('node:fs/promises');
-  const spool = resolve(opts.dataDir, 'insert-spool');
-  await rm(spool, { recursive: true, force: true });
-  mkdirSync(spool, { recursive: true });
+  const fs = await import('node:fs');
+  const { randomUUID } = await import('node:crypto');
+  const spoolDir = resolve(opts.dataDir, 'insert-spool');
+  fs.rmSync(spoolDir, { recursive: true, force: true });
+  mkdirSync(spoolDir, { recursive: true });
+  const spool: Spool = {
+    // Written synchronously: a 50 MB block lands in the page cache in tens of ms, and the insert
+    // then starts at once instead of waiting for a busy event loop to run the write's callback.
+    write(body, ext) {
+      const file = resolve(spoolDir, `${randomUUID()}.${ext}`);
+      fs.writeFileSync(file, body);
+      return file;
+    },
+    remove: (file) => fs.rmSync(file, { force: true }),
+  };
   return withRawInserts(client, connection.chdb.rawInsert, spool);
 }
 
@@ -111,7 +122,7 @@ function withEncodedRows(client: ClickHouseClient): ClickHouseClient {
  * Measured here: 50 000 event rows with the rollup views in ~0.5 s instead of ~0.85 s. Row-array
  * and EncodedRows inserts in JSON row formats take that path; anything else goes to the client unchanged.
  */
-function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert, spool: string): ClickHouseClient {
+function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert, spool: Spool): ClickHouseClient {
   const fileInsert = insertFromFile(client, spool);
   const settingsFor = (own: InsertParams['clickhouse_settings']) => {
     const out: Record<string, string | number | boolean> = {};
@@ -153,7 +164,14 @@ const FILE_INSERT_CHARS = 8 << 20;
  * Settings are applied per statement like any query's (the session resets they need are in
  * embeddedSessionResets), and dedup tokens work as for a plain insert.
  */
-function insertFromFile(client: ClickHouseClient, spool: string) {
+/** Where bulk insert bodies are written for the engine to read. */
+interface Spool {
+  /** Writes `body` to a new file and answers its path. */
+  write(body: string, ext: string): string;
+  remove(file: string): void;
+}
+
+function insertFromFile(client: ClickHouseClient, spool: Spool) {
   const structures = new Map<string, Promise<Map<string, string>>>();
   const typesOf = (table: string) => {
     let types = structures.get(table);
@@ -168,15 +186,13 @@ function insertFromFile(client: ClickHouseClient, spool: string) {
     return types;
   };
   return async (params: { table: string; columns: readonly string[]; format: string; body: string; settings: InsertParams['clickhouse_settings'] }) => {
-    const [{ writeFile, rm }, { join }, { randomUUID }] = await Promise.all([import('node:fs/promises'), import('node:path'), import('node:crypto')]);
     const types = await typesOf(params.table);
     const structure = params.columns.map((c) => {
       const type = types.get(c);
       if (!type) throw new Error(`unknown column ${params.table}.${c}`);
       return `${c} ${type}`;
     });
-    const file = join(spool, `${randomUUID()}.${params.format}`);
-    await writeFile(file, params.body);
+    const file = spool.write(params.body, params.format);
     try {
       // `table`, `columns` and `format` are code constants (checked by the caller's whitelist).
       await client.command({
@@ -185,7 +201,7 @@ function insertFromFile(client: ClickHouseClient, spool: string) {
         clickhouse_settings: params.settings,
       });
     } finally {
-      await rm(file, { force: true });
+      spool.remove(file);
     }
   };
 }

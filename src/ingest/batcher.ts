@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
-import { compactLine, insertLines, TABLE_COLUMNS, type IngestTable } from './insert.js';
+import { insertLines, rowLine, TABLE_COLUMNS, type IngestTable } from './insert.js';
 import type { EventSink } from './sink.js';
 
 /** `write` refused because the buffer is at its bound (ClickHouse has been down too long). */
@@ -23,7 +23,7 @@ export interface BatcherOptions {
 }
 
 interface Batch {
-  /** The rows as JSONCompactEachRow lines, joined. */
+  /** The rows as JSONEachRow lines, joined. */
   body: string;
   rows: number;
   /** Fixed when the batch is sealed and reused on every retry, so a retry is never stored twice. */
@@ -140,7 +140,7 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
         throw new BufferFullError('event buffer is full');
       }
       const q = queues[table];
-      for (const row of rows) q.open.push(compactLine(table, row));
+      for (const row of rows) q.open.push(rowLine(row));
       buffered += rows.length;
       if (q.open.length >= maxBatchRows) {
         q.seal();

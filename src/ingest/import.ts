@@ -4,7 +4,7 @@ import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { hashToUInt64 } from './enrich/visitor.js';
 import { firstIssue, ImportLine, type ImportInput } from './event-schema.js';
 import { acceptImportLine } from './import-fast.js';
-import { insertBlock, toCompactRow } from './insert.js';
+import { insertLines, rowLine } from './insert.js';
 import { eventRow } from './pipeline.js';
 import type { Project } from '../projects/store.js';
 
@@ -73,6 +73,10 @@ function memoizedIds(): (s: string) => string {
   };
 }
 
+/** Resolves after pending I/O callbacks have run (setImmediate on Node, a timer elsewhere). */
+const yieldToEventLoop = (): Promise<void> =>
+  new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
 /** Splits a byte stream into text lines without holding more than one chunk and one partial line. */
 async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
@@ -101,7 +105,7 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   const batchRows = opts.batchRows ?? IMPORT_BATCH_ROWS;
   const tokenBase = opts.batchId ? `import:${opts.project.id}:${opts.batchId}` : `import:${randomUUID()}`;
   const result: ImportResult = { imported: 0, rejected: 0, errors: [] };
-  let batch: unknown[][] = [];
+  let batch: string[] = [];
   let blockIndex = 0;
   let inFlight: Promise<void> = Promise.resolve();
   const ids = memoizedIds();
@@ -118,7 +122,8 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
 
   let lineNo = 0;
   for await (const raw of lines(body)) {
-    lineNo++;
+    // A buffered body keeps this loop in microtasks; let the insert's callbacks run now and then.
+    if (++lineNo % 8192 === 0) await yieldToEventLoop();
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (text.trim() === '') continue;
     const parsed = parseImportLine(text);
@@ -127,7 +132,7 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
       if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line: lineNo, error: parsed });
       continue;
     }
-    batch.push(toCompactRow('events', importRow(opts.project, parsed.line, parsed.url, ids)));
+    batch.push(rowLine(importRow(opts.project, parsed.line, parsed.url, ids)));
     result.imported++;
     if (batch.length >= batchRows) await send();
   }
@@ -136,10 +141,10 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   return result;
 }
 
-async function insertWithRetry(ch: ClickHouseClient, rows: unknown[][], token: string): Promise<void> {
+async function insertWithRetry(ch: ClickHouseClient, rows: string[], token: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await insertBlock(ch, 'events', rows, { token, dateFormat: 'basic', parallelViews: true });
+      await insertLines(ch, 'events', rows.join(''), { token, dateFormat: 'basic', parallelViews: true });
       return;
     } catch (err) {
       if (attempt >= 3) throw err;

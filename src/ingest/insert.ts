@@ -1,6 +1,6 @@
 import { EncodedRows, type ClickHouseClient } from '../adapters/clickhouse.js';
 
-/** Column order of each ingest table, as rows are sent in JSONCompactEachRow (4–5× faster than JSONEachRow here). */
+/** Columns of each ingest table that rows may set (a row leaves out those at their default). */
 export const TABLE_COLUMNS = {
   events: [
     'project_id', 'ts', 'kind', 'visitor_id', 'session_id', 'hostname', 'path', 'referrer', 'referrer_source',
@@ -13,33 +13,12 @@ export const TABLE_COLUMNS = {
 
 export type IngestTable = keyof typeof TABLE_COLUMNS;
 
-/** Column defaults for fields a row leaves out (what ClickHouse would fill in). */
-const DEFAULTS: Record<string, unknown> = {
-  props: {},
-  lcp: null,
-  inp: null,
-  cls: null,
-  fcp: null,
-  ttfb: null,
-};
-
-const NUMERIC = new Set(['asn', 'visitor_id', 'session_id', 'screen_width', 'amount_cents', 'duration_ms', 'verified', 'status']);
-
-/** Orders a row's values by the table's columns, filling missing ones with their defaults. */
-export function toCompactRow(table: IngestTable, row: Record<string, unknown>): unknown[] {
-  const cols = TABLE_COLUMNS[table];
-  const out = new Array<unknown>(cols.length);
-  for (let i = 0; i < cols.length; i++) {
-    const col = cols[i];
-    const value = row[col];
-    out[i] = value !== undefined ? value : col in DEFAULTS ? DEFAULTS[col] : NUMERIC.has(col) ? 0 : '';
-  }
-  return out;
-}
-
-/** A row as one JSONCompactEachRow line (newline included), for `insertLines`. */
-export function compactLine(table: IngestTable, row: Record<string, unknown>): string {
-  return `${JSON.stringify(toCompactRow(table, row))}\n`;
+/**
+ * A row as one JSONEachRow line (newline included), for `insertLines`. Fields that are undefined
+ * are left out and take the column default (see eventRow).
+ */
+export function rowLine(row: Record<string, unknown>): string {
+  return `${JSON.stringify(row)}\n`;
 }
 
 export interface InsertOptions {
@@ -52,70 +31,25 @@ export interface InsertOptions {
 }
 
 /**
- * Inserts rows (already in compact form) with a deduplication token. ClickHouse drops a block whose
- * token it has seen inside the table's deduplication window, and with
- * `deduplicate_blocks_in_dependent_materialized_views` the rollups drop it too.
+ * Inserts rows encoded by `rowLine` and joined, with a deduplication token (Node clients only, see
+ * EncodedRows). ClickHouse drops a block whose token it has seen inside the table's deduplication
+ * window, and with `deduplicate_blocks_in_dependent_materialized_views` the rollups drop it too.
  */
-export async function insertCompact(ch: ClickHouseClient, table: IngestTable, rows: unknown[][], opts: InsertOptions): Promise<void> {
-  if (rows.length === 0) return;
-  await ch.insert({
-    table,
-    values: rows,
-    columns: [...TABLE_COLUMNS[table]] as [string, ...string[]],
-    format: 'JSONCompactEachRow',
-    clickhouse_settings: insertSettings(opts),
-  });
-}
-
-/** A value the column would hold anyway when the insert leaves it out. */
-const isColumnDefault = (v: unknown) =>
-  v === '' || v === 0 || v === null || (typeof v === 'object' && Object.keys(v as object).length === 0);
-
-/**
- * Inserts a block of compact rows naming only the columns some row sets: the engine's parse
- * work follows the values sent, and imports leave about half of the columns empty (UTM tags,
- * vitals, versions…). Node clients only (see EncodedRows).
- */
-export async function insertBlock(ch: ClickHouseClient, table: IngestTable, rows: unknown[][], opts: InsertOptions): Promise<void> {
-  if (rows.length === 0) return;
-  const all = TABLE_COLUMNS[table];
-  const kept: number[] = [];
-  for (let c = 0; c < all.length; c++) if (rows.some((r) => !isColumnDefault(r[c]))) kept.push(c);
-  let body = '';
-  const picked = new Array<unknown>(kept.length);
-  for (const row of rows) {
-    for (let k = 0; k < kept.length; k++) picked[k] = row[kept[k]];
-    body += `${JSON.stringify(picked)}\n`;
-  }
-  await ch.insert({
-    table,
-    values: new EncodedRows(body) as never,
-    columns: kept.map((c) => all[c]) as [string, ...string[]],
-    format: 'JSONCompactEachRow',
-    clickhouse_settings: insertSettings(opts),
-  });
-}
-
-/** Like `insertCompact`, for rows already encoded by `compactLine` and joined (Node clients only, see EncodedRows). */
 export async function insertLines(ch: ClickHouseClient, table: IngestTable, body: string, opts: InsertOptions): Promise<void> {
   if (body.length === 0) return;
   await ch.insert({
     table,
     values: new EncodedRows(body) as never,
     columns: [...TABLE_COLUMNS[table]] as [string, ...string[]],
-    format: 'JSONCompactEachRow',
-    clickhouse_settings: insertSettings(opts),
+    format: 'JSONEachRow',
+    clickhouse_settings: {
+      insert_deduplicate: 1,
+      deduplicate_blocks_in_dependent_materialized_views: 1,
+      insert_deduplication_token: opts.token,
+      date_time_input_format: opts.dateFormat ?? 'best_effort',
+      parallel_view_processing: opts.parallelViews ? 1 : 0,
+    },
   });
-}
-
-function insertSettings(opts: InsertOptions) {
-  return {
-    insert_deduplicate: 1,
-    deduplicate_blocks_in_dependent_materialized_views: 1,
-    insert_deduplication_token: opts.token,
-    date_time_input_format: opts.dateFormat ?? 'best_effort',
-    parallel_view_processing: opts.parallelViews ? 1 : 0,
-  } as const;
 }
 
 const DAY_MS = 86_400_000;

@@ -5,7 +5,7 @@ import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js'
 import { startUpstashBridge } from '../../scripts/bridges/upstash-rest.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
 import { connectNodeClickHouse } from '../../src/adapters/clickhouse.js';
-import { compactLine, insertLines } from '../../src/ingest/insert.js';
+import { insertLines, rowLine } from '../../src/ingest/insert.js';
 
 let h: Harness;
 let ch: Awaited<ReturnType<typeof startClickHouseBridge>>;
@@ -45,7 +45,7 @@ describe('Node client over HTTP (CLICKHOUSE_URL)', () => {
     const server = await connectNodeClickHouse({ url: ch.url, dataDir: '/nonexistent' });
     const projectId = unique('prj_http');
     const lines = [1, 2, 3].map((i) =>
-      compactLine('events', { project_id: projectId, ts: `2026-01-0${i} 10:00:00.000`, kind: 'pageview', visitor_id: String(i), session_id: '7', path: `/p${i}`, hostname: 'h.example' }),
+      rowLine({ project_id: projectId, ts: `2026-01-0${i} 10:00:00.000`, kind: 'pageview', visitor_id: String(i), session_id: '7', path: `/p${i}`, hostname: 'h.example' }),
     );
     const token = unique('tok');
     await insertLines(server, 'events', lines.join(''), { token });

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compactLine, insertLines } from '../../src/ingest/insert.js';
+import { insertLines, rowLine } from '../../src/ingest/insert.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -21,7 +21,7 @@ describe('bulk inserts through the spool file (bodies of 8 MB and more)', () => 
     const rows = 20_000;
     // Long referrers push the body past the file threshold with few rows.
     const body = Array.from({ length: rows }, (_, i) =>
-      compactLine('events', {
+      rowLine({
         project_id: projectId,
         ts: `2025-02-${String(1 + (i % 28)).padStart(2, '0')} 12:${String(i % 60).padStart(2, '0')}:00.000`,
         kind: i % 4 === 3 ? 'leave' : 'pageview',
