@@ -89,7 +89,12 @@ const RAW_FORMATS = new Set(['JSONEachRow', 'JSONCompactEachRow']);
  * batch at insert time. (The client's own `insert` wants row objects for JSON formats.)
  */
 export class EncodedRows {
-  constructor(readonly body: string) {}
+  constructor(readonly body: string | Uint8Array) {}
+
+  /** The body as bytes (UTF-8), without a copy when it already is. */
+  bytes(): Uint8Array {
+    return typeof this.body === 'string' ? Buffer.from(this.body) : this.body;
+  }
 }
 
 const insertResult = () =>
@@ -105,7 +110,7 @@ function withEncodedRows(client: ClickHouseClient): ClickHouseClient {
     // `table` and `columns` are code constants, never user input.
     const result = await client.exec({
       query: `INSERT INTO ${params.table}${columns} FORMAT ${params.format}`,
-      values: Readable.from([Buffer.from(params.values.body)], { objectMode: false }),
+      values: Readable.from([params.values.bytes()], { objectMode: false }),
       clickhouse_settings: params.clickhouse_settings,
     });
     // An INSERT answers with an empty body; read it to the end so the socket goes back to the pool.
@@ -137,13 +142,17 @@ function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert, spoo
     if ((!encoded && !Array.isArray(values)) || !format || !RAW_FORMATS.has(format) || (columns !== undefined && !Array.isArray(columns)) || params.abort_signal) {
       return client.insert(params);
     }
-    let body = '';
-    if (encoded) body = values.body;
-    else for (const row of values as unknown[]) body += JSON.stringify(row) + '\n';
-    if (body.length >= FILE_INSERT_CHARS && Array.isArray(columns)) {
+    let body: Uint8Array;
+    if (encoded) body = values.bytes();
+    else {
+      let text = '';
+      for (const row of values as unknown[]) text += JSON.stringify(row) + '\n';
+      body = Buffer.from(text);
+    }
+    if (body.byteLength >= FILE_INSERT_BYTES && Array.isArray(columns)) {
       await fileInsert({ table, columns, format, body, settings: params.clickhouse_settings });
-    } else if (body.length > 0) {
-      await rawInsert({ table, values: Buffer.from(body), format: format as 'JSONCompactEachRow', columns: columns as string[] | undefined, settings: settingsFor(params.clickhouse_settings) });
+    } else if (body.byteLength > 0) {
+      await rawInsert({ table, values: Buffer.from(body.buffer, body.byteOffset, body.byteLength), format: format as 'JSONCompactEachRow', columns: columns as string[] | undefined, settings: settingsFor(params.clickhouse_settings) });
     }
     return insertResult();
   };
@@ -154,8 +163,8 @@ function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert, spoo
   });
 }
 
-/** Bodies of at least this many characters (bulk imports, not the batcher's live batches) are inserted from a file. */
-const FILE_INSERT_CHARS = 8 << 20;
+/** Bodies of at least this many bytes (bulk imports, not the batcher's live batches) are inserted from a file. */
+const FILE_INSERT_BYTES = 8 << 20;
 
 /**
  * Bulk inserts through a spool file: the engine parses inline data (the raw insert) on one
@@ -167,7 +176,7 @@ const FILE_INSERT_CHARS = 8 << 20;
 /** Where bulk insert bodies are written for the engine to read. */
 interface Spool {
   /** Writes `body` to a new file and answers its path. */
-  write(body: string, ext: string): string;
+  write(body: Uint8Array, ext: string): string;
   remove(file: string): void;
 }
 
@@ -185,7 +194,7 @@ function insertFromFile(client: ClickHouseClient, spool: Spool) {
     }
     return types;
   };
-  return async (params: { table: string; columns: readonly string[]; format: string; body: string; settings: InsertParams['clickhouse_settings'] }) => {
+  return async (params: { table: string; columns: readonly string[]; format: string; body: Uint8Array; settings: InsertParams['clickhouse_settings'] }) => {
     const types = await typesOf(params.table);
     const structure = params.columns.map((c) => {
       const type = types.get(c);

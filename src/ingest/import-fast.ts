@@ -31,8 +31,8 @@ function propsOk(props: unknown): boolean {
   return Object.getPrototypeOf(props) === Object.prototype;
 }
 
-/** The line as the schema would output it, plus its parsed URL; null when unsure. */
-export function acceptImportLine(json: unknown): { line: ImportInput; url: URL } | null {
+/** The line as the schema would output it, plus its parsed URL; null when unsure. `parseUrl` may be a memo of parseHttpUrl. */
+export function acceptImportLine(json: unknown, parseUrl: (text: string) => URL | null = parseHttpUrl): { line: ImportInput; url: URL } | null {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
   const o = json as Record<string, unknown>;
   const { timestamp, kind, url, name, amountCents, currency, durationMs } = o;
@@ -40,7 +40,7 @@ export function acceptImportLine(json: unknown): { line: ImportInput; url: URL }
   if (typeof kind !== 'string' || !KINDS.has(kind)) return null;
   if (!idString(o.visitorId) || !idString(o.sessionId)) return null;
   if (typeof url !== 'string' || url.length > 4096) return null;
-  const parsed = parseHttpUrl(url);
+  const parsed = parseUrl(url);
   if (!parsed || pathOf(parsed).length > MAX_PATH) return null;
   if (o.referrer !== null && !optString(o.referrer, 4096)) return null;
   if (name !== undefined && (typeof name !== 'string' || name.length < 1 || name.length > MAX_NAME)) return null;

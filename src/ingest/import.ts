@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { hashToUInt64 } from './enrich/visitor.js';
-import { firstIssue, ImportLine, type ImportInput } from './event-schema.js';
+import { firstIssue, ImportLine, parseHttpUrl, type ImportInput } from './event-schema.js';
 import { acceptImportLine } from './import-fast.js';
-import { insertLines, rowLine } from './insert.js';
+import { insertLines, RowBuffer } from './insert.js';
 import { eventRow } from './pipeline.js';
 import type { Project } from '../projects/store.js';
 
@@ -47,7 +47,7 @@ export function importRow(project: Pick<Project, 'id' | 'domain'>, line: ImportI
 }
 
 /** Parses and validates one line (fast acceptor first, the schema when unsure); a string is the error to report. */
-export function parseImportLine(text: string): { line: ImportInput; url: URL } | string {
+export function parseImportLine(text: string, parseUrl?: (text: string) => URL | null): { line: ImportInput; url: URL } | string {
   if (text.length > MAX_LINE_CHARS) return `line is longer than ${MAX_LINE_CHARS} characters`;
   let json: unknown;
   try {
@@ -55,23 +55,23 @@ export function parseImportLine(text: string): { line: ImportInput; url: URL } |
   } catch {
     return 'line is not valid JSON';
   }
-  const fast = acceptImportLine(json);
+  const fast = acceptImportLine(json, parseUrl);
   if (fast) return fast;
   const parsed = v.safeParse(ImportLine, json);
   return parsed.success ? { line: parsed.output, url: new URL(parsed.output.url) } : firstIssue(parsed.issues);
 }
 
-/** Ids repeat across lines (a visitor has many events): remember the last ~100k hashes. */
-function memoizedIds(): (s: string) => string {
-  const seen = new Map<string, string>();
+/** `fn` remembering its last ~`size` answers: import lines repeat ids and URLs (a visitor has many events, a site few pages). */
+function memoized<T>(fn: (s: string) => T, size: number): (s: string) => T {
+  const seen = new Map<string, T>();
   return (s) => {
-    let id = seen.get(s);
-    if (id === undefined) {
-      id = hashToUInt64(s);
-      if (seen.size >= 100_000) seen.clear();
-      seen.set(s, id);
+    let value = seen.get(s);
+    if (value === undefined && !seen.has(s)) {
+      value = fn(s);
+      if (seen.size >= size) seen.clear();
+      seen.set(s, value);
     }
-    return id;
+    return value as T;
   };
 }
 
@@ -107,16 +107,18 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   const batchRows = opts.batchRows ?? IMPORT_BATCH_ROWS;
   const tokenBase = opts.batchId ? `import:${opts.project.id}:${opts.batchId}` : `import:${randomUUID()}`;
   const result: ImportResult = { imported: 0, rejected: 0, errors: [] };
-  let batch: string[] = [];
+  let batch = new RowBuffer(16 << 20);
   let blockIndex = 0;
   const inFlight: Promise<void>[] = [];
-  const ids = memoizedIds();
+  const ids = memoized(hashToUInt64, 100_000);
+  // Parsed URLs are shared by the rows built from them, which only read them.
+  const urls = memoized(parseHttpUrl, 10_000);
   // The first blocks are smaller so the engine starts early instead of waiting for a full block.
   let blockRows = Math.min(batchRows, 50_000);
 
   const send = async () => {
-    const rows = batch;
-    batch = [];
+    const rows = batch.bytes();
+    batch = new RowBuffer(rows.byteLength + (rows.byteLength >> 1));
     blockRows = Math.min(batchRows, blockRows * 2);
     const token = `${tokenBase}:${blockIndex++}`;
     if (inFlight.length >= MAX_INSERTS_IN_FLIGHT) await inFlight.shift();
@@ -132,25 +134,25 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
     if (++lineNo % 8192 === 0) await yieldToEventLoop();
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (text.trim() === '') continue;
-    const parsed = parseImportLine(text);
+    const parsed = parseImportLine(text, urls);
     if (typeof parsed === 'string') {
       result.rejected++;
       if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line: lineNo, error: parsed });
       continue;
     }
-    batch.push(rowLine(importRow(opts.project, parsed.line, parsed.url, ids)));
+    batch.append(importRow(opts.project, parsed.line, parsed.url, ids));
     result.imported++;
-    if (batch.length >= blockRows) await send();
+    if (batch.rows >= blockRows) await send();
   }
-  if (batch.length > 0) await send();
+  if (batch.rows > 0) await send();
   for (const insert of inFlight) await insert;
   return result;
 }
 
-async function insertWithRetry(ch: ClickHouseClient, rows: string[], token: string): Promise<void> {
+async function insertWithRetry(ch: ClickHouseClient, rows: Uint8Array, token: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await insertLines(ch, 'events', rows.join(''), { token, dateFormat: 'basic', parallelViews: true });
+      await insertLines(ch, 'events', rows, { token, dateFormat: 'basic', parallelViews: true });
       return;
     } catch (err) {
       if (attempt >= 3) throw err;

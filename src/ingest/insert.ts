@@ -21,6 +21,38 @@ export function rowLine(row: Record<string, unknown>): string {
   return `${JSON.stringify(row)}\n`;
 }
 
+/**
+ * JSONEachRow lines gathered as UTF-8 bytes outside the JS heap. A bulk import holds hundreds of
+ * thousands of encoded rows per block: as strings they outlive young-generation collections and
+ * are copied into the old one, then joined and copied again into bytes.
+ */
+export class RowBuffer {
+  private buf: Buffer;
+  private size = 0;
+  rows = 0;
+
+  constructor(initialBytes = 1 << 20) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+  }
+
+  append(row: Record<string, unknown>): void {
+    const line = rowLine(row);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    if (this.size + line.length * 3 > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + line.length * 3));
+      this.buf.copy(grown, 0, 0, this.size);
+      this.buf = grown;
+    }
+    this.size += this.buf.write(line, this.size);
+    this.rows++;
+  }
+
+  /** The lines so far (a view, valid until the next append). */
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, this.size);
+  }
+}
+
 export interface InsertOptions {
   /** Same token for the same rows: a retried insert is then stored once, in the table and every view. */
   token: string;
@@ -31,11 +63,11 @@ export interface InsertOptions {
 }
 
 /**
- * Inserts rows encoded by `rowLine` and joined, with a deduplication token (Node clients only, see
+ * Inserts rows encoded by `rowLine` (joined, or gathered in a RowBuffer), with a deduplication token (Node clients only, see
  * EncodedRows). ClickHouse drops a block whose token it has seen inside the table's deduplication
  * window, and with `deduplicate_blocks_in_dependent_materialized_views` the rollups drop it too.
  */
-export async function insertLines(ch: ClickHouseClient, table: IngestTable, body: string, opts: InsertOptions): Promise<void> {
+export async function insertLines(ch: ClickHouseClient, table: IngestTable, body: string | Uint8Array, opts: InsertOptions): Promise<void> {
   if (body.length === 0) return;
   await ch.insert({
     table,
