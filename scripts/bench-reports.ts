@@ -1,5 +1,5 @@
 /**
- * Report benchmark (`npm run bench:reports [-- --scale 0.1] [--runs 20] [--raw-runs 20]`).
+ * Report benchmark (`npm run bench:reports [-- --scale 0.1] [--runs 20] [--raw-runs 20] [--reports devices,pages]`).
  *
  * Loads (or generates, see scripts/gen-events.ts) 10M events for one project and 40M for 49
  * others, then times every registry report that takes a period over 7d, 30d and 90d through the
@@ -101,7 +101,9 @@ async function main() {
     const header = ['report', 'period', 'source', 'api p50', 'api p95', 'raw p50', 'raw/api', 'rollup p50 (when raw is planned)'];
     const rows: string[][] = [];
     const misses: string[] = [];
-    const periodReports = reports.filter((d) => !d.params);
+    // `--reports devices,pages` times only those (the export is always timed).
+    const only = argValue('reports')?.split(',');
+    const periodReports = reports.filter((d) => !d.params && (!only || only.includes(d.name)));
     for (const def of periodReports) {
       for (const period of PERIODS) {
         const parsed = v.safeParse(def.query, { period });
