@@ -20,6 +20,7 @@ import { oauthRoutes } from './oauth/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { shareApiRoutes } from './dashboard/share-api.js';
 import { memberRoutes } from './projects/member-routes.js';
+import { excludedIpRoutes } from './projects/excluded-ip-routes.js';
 
 /**
  * The whole service as one Hono app. It knows nothing of the runtime: the entry points build
@@ -51,6 +52,7 @@ export function createApp(deps: Deps) {
   v1.route('/projects', exportRoutes());
   v1.route('/projects', scheduleRoutes());
   v1.route('/projects', memberRoutes());
+  v1.route('/projects', excludedIpRoutes());
   app.route('/api/v1', v1);
 
   // The agent endpoint and its OAuth authorization server; MCP tools run the routes above in-process.

@@ -1,6 +1,7 @@
 import type { Redis } from '@upstash/redis';
 import { CredentialCache } from '../auth/key-cache.js';
 import type { Deps } from '../deps.js';
+import { canonicalIp } from '../projects/excluded-ips.js';
 import { getProject, markInstallationSeen, ProjectKeys, type Project } from '../projects/store.js';
 import { createBotDetector } from './enrich/bots.js';
 import { createUaParser } from './enrich/user-agent.js';
@@ -62,7 +63,12 @@ export class IngestState {
       set = new Set((await this.redis.smembers(excludedIpsKey(projectId))).map(String));
       this.excluded.set(projectId, set, now);
     }
-    return set.has(ip);
+    return set.size > 0 && set.has(canonicalIp(ip));
+  }
+
+  /** Drops the cached excluded set of a project, after it changed. */
+  forgetExcluded(projectId: string): void {
+    this.excluded.delete(projectId);
   }
 
   /** Records the first accepted event of a project once per process (Redis keeps the first time). */

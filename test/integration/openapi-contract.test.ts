@@ -133,6 +133,7 @@ function successCalls(): Record<string, () => Promise<Call>> {
     'POST /api/v1/projects/{domain}/funnels': async () => api('POST', v1('/funnels'), { name: 'F', steps: [{ type: 'pageview', value: '/' }, { type: 'event', value: 'signup' }] }),
     'DELETE /api/v1/projects/{domain}/funnels/{id}': async () => api('DELETE', v1(`/funnels/${(await created(v1('/funnels'), { name: 'Tmp', steps: [{ type: 'pageview', value: '/' }, { type: 'pageview', value: '/b' }] })).id}`)),
     'PUT /api/v1/projects/{domain}/export/schedule': async () => api('PUT', v1('/export/schedule'), { frequency: 'daily', period: '7d' }),
+    'PUT /api/v1/projects/{domain}/excluded-ips': async () => api('PUT', v1('/excluded-ips'), { ips: ['203.0.113.7'] }),
     'DELETE /api/v1/projects/{domain}/export/schedule': async () => {
       await h.call('PUT', v1('/export/schedule'), { token: alice.writeKey, body: { frequency: 'daily' } });
       return api('DELETE', v1('/export/schedule'));
