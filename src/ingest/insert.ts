@@ -36,14 +36,15 @@ export class RowBuffer {
   }
 
   append(row: Record<string, unknown>): void {
-    const line = rowLine(row);
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    if (this.size + line.length * 3 > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + line.length * 3));
+    const json = JSON.stringify(row);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit, plus the newline.
+    if (this.size + json.length * 3 + 1 > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + json.length * 3 + 1));
       this.buf.copy(grown, 0, 0, this.size);
       this.buf = grown;
     }
-    this.size += this.buf.write(line, this.size);
+    this.size += this.buf.write(json, this.size);
+    this.buf[this.size++] = 0x0a;
     this.rows++;
   }
 
