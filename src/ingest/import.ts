@@ -79,21 +79,26 @@ function memoized<T>(fn: (s: string) => T, size: number): (s: string) => T {
 const yieldToEventLoop = (): Promise<void> =>
   new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
-/** Splits a byte stream into text lines without holding more than one chunk and one partial line. */
-async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+/**
+ * Splits a byte stream into text lines without holding more than one chunk and one partial line.
+ * Yields the lines of each chunk together: one await per chunk, not per line.
+ */
+async function* lineBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<string[]> {
   const decoder = new TextDecoder();
   let rest = '';
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     const text = rest + decoder.decode(chunk, { stream: true });
+    const batch: string[] = [];
     let start = 0;
     for (let nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {
-      yield text.slice(start, nl);
+      batch.push(text.slice(start, nl));
       start = nl + 1;
     }
     rest = text.slice(start);
+    if (batch.length > 0) yield batch;
   }
   rest += decoder.decode();
-  if (rest.length > 0) yield rest;
+  if (rest.length > 0) yield [rest];
 }
 
 /**
@@ -129,20 +134,24 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   };
 
   let lineNo = 0;
-  for await (const raw of lines(body)) {
-    // A buffered body keeps this loop in microtasks; let the insert's callbacks run now and then.
-    if (++lineNo % 8192 === 0) await yieldToEventLoop();
-    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (text.trim() === '') continue;
-    const parsed = parseImportLine(text, urls);
-    if (typeof parsed === 'string') {
-      result.rejected++;
-      if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line: lineNo, error: parsed });
-      continue;
+  for await (const chunkLines of lineBatches(body)) {
+    // A buffered body keeps this loop in microtasks; let the insert's callbacks run between chunks.
+    await yieldToEventLoop();
+    for (const raw of chunkLines) {
+      lineNo++;
+      const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      // A line opening an object is not blank; only others need the trim.
+      if (text.length === 0 || (text.charCodeAt(0) !== 0x7b && text.trim() === '')) continue;
+      const parsed = parseImportLine(text, urls);
+      if (typeof parsed === 'string') {
+        result.rejected++;
+        if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line: lineNo, error: parsed });
+        continue;
+      }
+      batch.append(importRow(opts.project, parsed.line, parsed.url, ids));
+      result.imported++;
+      if (batch.rows >= blockRows) await send();
     }
-    batch.append(importRow(opts.project, parsed.line, parsed.url, ids));
-    result.imported++;
-    if (batch.rows >= blockRows) await send();
   }
   if (batch.rows > 0) await send();
   for (const insert of inFlight) await insert;
