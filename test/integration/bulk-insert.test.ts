@@ -48,4 +48,27 @@ describe('bulk inserts through the spool file (bodies of 8 MB and more)', () => 
     // The spool file is gone once the insert ends.
     expect(readdirSync(join(h.deps.config.DATA_DIR, 'insert-spool'))).toEqual([]);
   });
+
+  it('stores tabs, newlines, backslashes, quotes and non-ASCII text exactly, inline and from the spool file', async () => {
+    const tricky = ["tab\there", 'new\nline\r\n', 'back\\slash \\N', "quote's \"both\"", 'Zürich 東京 😀', '\\', ''];
+    for (const [label, copies] of [['inline', 1], ['spool', 40_000]] as const) {
+      const projectId = unique(`prj_tricky_${label}`);
+      const rows = Array.from({ length: copies * tricky.length }, (_, i) => {
+        const text = tricky[i % tricky.length]!;
+        return { project_id: projectId, ts: '2025-03-01 10:00:00.000', kind: 'custom', visitor_id: String(i + 1), session_id: '1', hostname: 'h.example', path: `/${text}`, event_name: text || 'empty', props: text ? { [text]: text, plain: 'v' } : undefined, lcp: i % 2 ? 0 : undefined };
+      });
+      const body = rows.map((r) => rowLine(r)).join('');
+      expect(body.length >= 8 << 20).toBe(label === 'spool');
+      await insertLines(h.deps.clickhouse, 'events', body, { token: unique('tricky'), dateFormat: 'basic' });
+      const rs = await h.deps.clickhouse.query({
+        query: 'SELECT path, event_name, props, lcp FROM events WHERE project_id = {id:String} AND visitor_id <= 7 ORDER BY visitor_id',
+        query_params: { id: projectId },
+        format: 'JSONEachRow',
+      });
+      expect(await rs.json()).toEqual(
+        rows.slice(0, 7).map((r) => ({ path: r.path, event_name: r.event_name, props: r.props ?? {}, lcp: r.lcp ?? null })),
+      );
+    }
+  });
 });
+
