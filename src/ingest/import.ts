@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { hashToUInt64 } from './enrich/visitor.js';
+import { memoizeBounded } from './enrich/memo.js';
 import { firstIssue, ImportLine, parseHttpUrl, type ImportInput } from './event-schema.js';
 import { acceptImportLine } from './import-fast.js';
 import { insertLines, RowBuffer } from './insert.js';
@@ -61,20 +62,6 @@ export function parseImportLine(text: string, parseUrl?: (text: string) => URL |
   return parsed.success ? { line: parsed.output, url: new URL(parsed.output.url) } : firstIssue(parsed.issues);
 }
 
-/** `fn` remembering its last ~`size` answers: import lines repeat ids and URLs (a visitor has many events, a site few pages). */
-function memoized<T>(fn: (s: string) => T, size: number): (s: string) => T {
-  const seen = new Map<string, T>();
-  return (s) => {
-    let value = seen.get(s);
-    if (value === undefined && !seen.has(s)) {
-      value = fn(s);
-      if (seen.size >= size) seen.clear();
-      seen.set(s, value);
-    }
-    return value as T;
-  };
-}
-
 /** Resolves after pending I/O callbacks have run (setImmediate on Node, a timer elsewhere). */
 const yieldToEventLoop = (): Promise<void> =>
   new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
@@ -115,9 +102,10 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   let batch = new RowBuffer(16 << 20);
   let blockIndex = 0;
   const inFlight: Promise<void>[] = [];
-  const ids = memoized(hashToUInt64, 100_000);
-  // Parsed URLs are shared by the rows built from them, which only read them.
-  const urls = memoized(parseHttpUrl, 10_000);
+  // Import lines repeat ids and URLs (a visitor has many events, a site few pages). Parsed URLs
+  // are shared by the rows built from them, which only read them.
+  const ids = memoizeBounded(hashToUInt64, 100_000);
+  const urls = memoizeBounded(parseHttpUrl, 10_000);
   // The first blocks are smaller so the engine starts early instead of waiting for a full block.
   let blockRows = Math.min(batchRows, 50_000);
 
