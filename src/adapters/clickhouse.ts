@@ -97,6 +97,20 @@ export class EncodedRows {
   }
 }
 
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `INSERT INTO table (columns)` for an insert whose rows travel apart from the statement. Table
+ * and column names come from code (the ingest tables' closed column lists), and are checked
+ * here all the same: an identifier that is not one is refused, never quoted into SQL.
+ */
+function insertInto(table: string, columns: readonly string[] | undefined): string {
+  for (const name of [table, ...(columns ?? [])]) {
+    if (!IDENTIFIER.test(name)) throw new Error(`not an identifier: ${JSON.stringify(name)}`);
+  }
+  return columns?.length ? `INSERT INTO ${table} (${columns.join(', ')})` : `INSERT INTO ${table}`;
+}
+
 const insertResult = () =>
   // Callers here only await the insert; the summary the HTTP client would carry is not known.
   ({ executed: true, query_id: '', response_headers: {} }) as unknown as Awaited<ReturnType<ClickHouseClient['insert']>>;
@@ -106,10 +120,10 @@ function withEncodedRows(client: ClickHouseClient): ClickHouseClient {
   const insert = async (params: InsertParams) => {
     if (!(params.values instanceof EncodedRows)) return client.insert(params);
     const { Readable } = await import('node:stream');
-    const columns = Array.isArray(params.columns) ? ` (${params.columns.join(', ')})` : '';
-    // `table` and `columns` are code constants, never user input.
+    if (!params.format || !RAW_FORMATS.has(params.format)) throw new Error(`EncodedRows need a JSON row format, not ${params.format}`);
+    const statement = `${insertInto(params.table, Array.isArray(params.columns) ? params.columns : undefined)} FORMAT ${params.format}`;
     const result = await client.exec({
-      query: `INSERT INTO ${params.table}${columns} FORMAT ${params.format}`,
+      query: statement,
       values: Readable.from([params.values.bytes()], { objectMode: false }),
       clickhouse_settings: params.clickhouse_settings,
     });
@@ -195,6 +209,8 @@ function insertFromFile(client: ClickHouseClient, spool: Spool) {
     return types;
   };
   return async (params: { table: string; columns: readonly string[]; format: string; body: Uint8Array; settings: InsertParams['clickhouse_settings'] }) => {
+    // `format` passed the caller's RAW_FORMATS check; the file and its structure are bound.
+    const statement = `${insertInto(params.table, params.columns)} SELECT * FROM file({file:String}, ${params.format}, {structure:String})`;
     const types = await typesOf(params.table);
     const structure = params.columns.map((c) => {
       const type = types.get(c);
@@ -203,9 +219,8 @@ function insertFromFile(client: ClickHouseClient, spool: Spool) {
     });
     const file = spool.write(params.body, params.format);
     try {
-      // `table`, `columns` and `format` are code constants (checked by the caller's whitelist).
       await client.command({
-        query: `INSERT INTO ${params.table} (${params.columns.join(', ')}) SELECT * FROM file({file:String}, ${params.format}, {structure:String})`,
+        query: statement,
         query_params: { file, structure: structure.join(', ') },
         clickhouse_settings: params.settings,
       });

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EncodedRows } from '../../src/adapters/clickhouse.js';
 import { insertLines, rowLine } from '../../src/ingest/insert.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
 
@@ -69,6 +70,14 @@ describe('bulk inserts through the spool file (bodies of 8 MB and more)', () => 
         rows.slice(0, 7).map((r) => ({ path: r.path, event_name: r.event_name, props: r.props ?? {}, lcp: r.lcp ?? null })),
       );
     }
+  });
+
+  it('refuses a table or column name that is not an identifier instead of writing it into SQL', async () => {
+    const values = new EncodedRows(rowLine({ project_id: 'x' }).repeat(1));
+    // Inline bodies go to chdb's raw insert, which checks identifiers itself.
+    await expect(h.deps.clickhouse.insert({ table: 'events; DROP TABLE events', values: values as never, columns: ['project_id'], format: 'JSONEachRow' })).rejects.toThrow(/Invalid insert target table/);
+    const big = new EncodedRows(rowLine({ project_id: 'x', referrer: 'r'.repeat(1000) }).repeat(9000));
+    await expect(h.deps.clickhouse.insert({ table: 'events', values: big as never, columns: ['project_id', 'referrer) SELECT 1 --'], format: 'JSONEachRow' })).rejects.toThrow(/not an identifier/);
   });
 });
 
