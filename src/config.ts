@@ -41,6 +41,14 @@ export const ConfigSchema = v.object({
   INGEST_IP_PER_MIN: intFrom('INGEST_IP_PER_MIN', 6000),
   INGEST_PROJECT_PER_SEC: intFrom('INGEST_PROJECT_PER_SEC', 20000),
   RETENTION_DAYS: intFrom('RETENTION_DAYS', 1095),
+  /** DNS servers for reverse-DNS crawler verification on Node (`1.1.1.1,8.8.8.8:53`); the system's when unset. */
+  DNS_SERVERS: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.regex(/^$|^[0-9a-fA-F.:[\]]+(,\s*[0-9a-fA-F.:[\]]+)*$/, 'DNS_SERVERS must be a comma-separated list of IP[:port]'),
+    ),
+  ),
   /** Believe X-Forwarded-For / X-Real-IP / CF-Connecting-IP: only behind a proxy that sets them. */
   TRUST_PROXY: v.pipe(
     v.optional(v.string(), 'false'),

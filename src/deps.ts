@@ -14,6 +14,8 @@ export interface Deps {
   sink: EventSink;
   /** Optional: geo lookup of an IP (Node: MaxMind database). Workers use `request.cf`. */
   geo?: import('./ingest/geo.js').GeoLookup;
+  /** Optional: DNS for reverse-DNS crawler verification (Node: node:dns). Workers rely on `request.cf`. */
+  dns?: import('./ingest/enrich/bot-rdns.js').DnsResolver;
   /** Where scheduled exports are written: R2 on Workers, DATA_DIR/exports on Node. */
   exportStore?: ExportStore;
 }

@@ -19,7 +19,7 @@ export interface NodeRuntime {
  */
 export async function buildNodeRuntime(
   config: Config,
-  opts: { clock?: Clock; makeSink: (deps: Omit<Deps, 'sink'>) => EventSink; geo?: Deps['geo'] },
+  opts: { clock?: Clock; makeSink: (deps: Omit<Deps, 'sink'>) => EventSink; geo?: Deps['geo']; dns?: Deps['dns'] },
 ): Promise<NodeRuntime> {
   let redis: Deps['redis'];
   let closeRedis = async () => {};
@@ -38,7 +38,7 @@ export async function buildNodeRuntime(
     dataDir: config.DATA_DIR,
   });
   await migrate(clickhouse, { retentionDays: config.RETENTION_DAYS });
-  const base = { config, redis, clickhouse, clock: opts.clock ?? systemClock, geo: opts.geo };
+  const base = { config, redis, clickhouse, clock: opts.clock ?? systemClock, geo: opts.geo, dns: opts.dns };
   const sink = opts.makeSink(base);
   return {
     deps: { ...base, sink },

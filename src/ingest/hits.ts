@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Deps } from '../deps.js';
 import type { Project } from '../projects/store.js';
-import { detectBot, verifyBot } from './enrich/bots.js';
+import { detectBot, verifyCrawler } from './enrich/bots.js';
 import { firstIssue, HitItem } from './event-schema.js';
 import { botHitRow, enrichEvent } from './pipeline.js';
 import type { IngestState } from './state.js';
@@ -15,7 +15,7 @@ export interface HitsResult {
 
 /**
  * Records server-side request logs: bot user agents become `bot_hits` rows (verified by the
- * operator's published IP ranges), everything else a pageview enriched exactly like a tracker
+ * operator's published IP ranges or forward-confirmed reverse DNS), everything else a pageview enriched exactly like a tracker
  * event. Invalid entries and excluded IPs are rejected one by one; the rest are kept.
  */
 export async function recordHits(state: IngestState, deps: Pick<Deps, 'sink' | 'clock'>, project: Project, items: unknown[]): Promise<HitsResult> {
@@ -39,7 +39,7 @@ export async function recordHits(state: IngestState, deps: Pick<Deps, 'sink' | '
     const at = hit.ts ? Date.parse(hit.ts) : now;
     const bot = detectBot(hit.userAgent);
     if (bot) {
-      const verified = verifyBot(bot.slug, hit.ip, {});
+      const verified = await verifyCrawler(bot.slug, hit.ip, { rdns: state.rdns });
       bots.push(botHitRow(project.id, bot, { verified, path: hit.path, status: hit.status, userAgent: hit.userAgent, now: at }));
       result.bots++;
       continue;

@@ -9,7 +9,7 @@ import { hostBelongsTo } from '../projects/domain.js';
 import { BufferFullError } from './batcher.js';
 import { readLimited } from './body.js';
 import { clientIp } from './client-ip.js';
-import { verifyBot } from './enrich/bots.js';
+import { verifyCrawler } from './enrich/bots.js';
 import { EventBody, firstIssue, parseHttpUrl, pathOf } from './event-schema.js';
 import type { GeoInfo } from './geo.js';
 import { sessionCall } from './enrich/session.js';
@@ -86,7 +86,7 @@ export function ingestPublicRoutes() {
       if (!verdict.allowed) return accepted(c, 'throttled');
       try {
         if (bot) {
-          const verified = verifyBot(bot.slug, ip, { cfVerified: cfVerifiedBot(c.req.raw) });
+          const verified = await verifyCrawler(bot.slug, ip, { cfVerified: cfVerifiedBot(c.req.raw), rdns: state.rdns });
           await sink.write('bot_hits', [botHitRow(project.id, bot, { verified, path: pathOf(url), userAgent, now })]);
           return accepted(c, 'bot');
         }

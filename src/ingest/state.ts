@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { canonicalIp } from '../projects/excluded-ips.js';
 import { getProject, markInstallationSeen, ProjectKeys, type Project } from '../projects/store.js';
 import { createBotDetector } from './enrich/bots.js';
+import { createRdnsVerifier, type DnsResolver, type RdnsVerifier } from './enrich/bot-rdns.js';
 import { createUaParser } from './enrich/user-agent.js';
 import { createVisitorHasher } from './enrich/visitor.js';
 import type { GeoLookup } from './geo.js';
@@ -37,6 +38,16 @@ export class IngestState {
       projectPerSec: deps.config.INGEST_PROJECT_PER_SEC,
       ipPerMin: deps.config.INGEST_IP_PER_MIN,
     });
+  }
+
+  private rdnsVerifier?: { resolver: DnsResolver; verifier: RdnsVerifier };
+
+  /** Reverse-DNS crawler verification over this runtime's resolver (Node), built on first use. */
+  get rdns(): RdnsVerifier | undefined {
+    const resolver = this.deps.dns;
+    if (!resolver) return undefined;
+    if (this.rdnsVerifier?.resolver !== resolver) this.rdnsVerifier = { resolver, verifier: createRdnsVerifier(resolver) };
+    return this.rdnsVerifier.verifier;
   }
 
   /** IP geolocation of this runtime (MaxMind on Node), read at use so an entry point may attach it late. */

@@ -18,6 +18,12 @@ describe('parseConfig', () => {
     });
   });
 
+  it('takes DNS_SERVERS as a list of IP[:port] and refuses anything else', () => {
+    expect(parseConfig({ DNS_SERVERS: '1.1.1.1, 8.8.8.8:53,[2606:4700::1111]:53' }).DNS_SERVERS).toBe('1.1.1.1, 8.8.8.8:53,[2606:4700::1111]:53');
+    expect(parseConfig({}).DNS_SERVERS).toBeUndefined();
+    expect(() => parseConfig({ DNS_SERVERS: 'dns.example.com' })).toThrow(/DNS_SERVERS must be a comma-separated list/);
+  });
+
   it('reads given values and ignores unknown variables', () => {
     const cfg = parseConfig({ PORT: '9000', REDIS_URL: 'rediss://h:6380/2', RATE_LIMIT_PATCH_PER_MIN: '3', HOME: '/root' });
     expect(cfg.PORT).toBe(9000);

@@ -1,5 +1,6 @@
 import { isbot } from 'isbot';
 import { BOT_IP_RANGES } from './bot-ip-ranges.js';
+import { rdnsSuffixesOf, type RdnsVerifier } from './bot-rdns.js';
 import { createCidrMatcher, type CidrMatcher } from './cidr.js';
 import { crawlerBySlug, findCrawler, type BotCategory } from './crawlers.js';
 import { memoizeBounded } from './memo.js';
@@ -54,11 +55,22 @@ const MATCHERS = new Map<string, CidrMatcher>(Object.entries(BOT_IP_RANGES).map(
 /**
  * Whether a request claiming to be bot `slug` really comes from its operator: Cloudflare's
  * verified-bot flag (`request.cf.verifiedBotCategory` present) counts, otherwise the IP must
- * lie in the operator's published ranges. Bots without published ranges are never verified here.
+ * lie in the operator's published ranges. Bots without published ranges are never verified here
+ * (see verifyCrawler for reverse DNS).
  */
 export function verifyBot(slug: string, ip: string, opts: { cfVerified?: boolean } = {}): boolean {
   if (opts.cfVerified) return true;
   const ranges = crawlerBySlug(slug)?.ranges;
   const matcher = ranges === undefined ? undefined : MATCHERS.get(ranges);
   return matcher !== undefined && matcher(ip);
+}
+
+/**
+ * `verifyBot`, then, for operators that document reverse-DNS verification instead of (or beyond)
+ * published ranges, a forward-confirmed reverse lookup when the runtime has a resolver (Node).
+ */
+export async function verifyCrawler(slug: string, ip: string, opts: { cfVerified?: boolean; rdns?: RdnsVerifier } = {}): Promise<boolean> {
+  if (verifyBot(slug, ip, opts)) return true;
+  const suffixes = rdnsSuffixesOf(slug);
+  return suffixes !== undefined && opts.rdns !== undefined && (await opts.rdns.verify(ip, suffixes));
 }
