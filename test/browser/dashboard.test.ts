@@ -297,6 +297,20 @@ describe('dashboard in a real browser', () => {
     const link = page.getByRole('link', { name: `${app.url}/share/${domain}` });
     expect(await link.getAttribute('href')).toBe(`${app.url}/share/${domain}`);
 
+    // Excluded addresses: saved in canonical form, shown back, refused with the API's message.
+    const addresses = page.getByLabel('Addresses');
+    await addresses.fill('203.0.113.7\n2001:DB8:0::1');
+    await page.getByRole('button', { name: 'Save addresses' }).click();
+    await page.getByText('Excluded addresses saved.').waitFor();
+    expect(await addresses.inputValue()).toBe('2001:db8::1\n203.0.113.7');
+    expect(await (await h.call('GET', `/api/v1/projects/${domain}/excluded-ips`, { token: user.session })).json()).toEqual({ ips: ['2001:db8::1', '203.0.113.7'] });
+    await addresses.fill('not-an-ip');
+    await page.getByRole('button', { name: 'Save addresses' }).click();
+    await page.getByText('ips must hold IPv4 or IPv6 addresses').waitFor();
+    await addresses.fill('');
+    await page.getByRole('button', { name: 'Save addresses' }).click();
+    await page.getByText('No address is excluded.').waitFor();
+
     const open = await anon.goto(`${app.url}/share/${domain}`);
     expect(open!.status()).toBe(200);
     await anon.getByText(`Public stats of ${domain}`).waitFor();

@@ -61,7 +61,39 @@ export function settingsPage(p: ProjectDetail, base: string): HTMLElement[] {
     h('button', { type: 'submit' }, 'Save settings'),
     status.el,
   );
-  return [form, deleteProject(p)];
+  return [form, excludedIps(p), deleteProject(p)];
+}
+
+/** The client addresses whose events are dropped (the owner's office, monitors): one per line. */
+function excludedIps(p: ProjectDetail): HTMLElement {
+  const list = h('textarea', { rows: '4', spellcheck: 'false', placeholder: '203.0.113.7\n2001:db8::1' });
+  const status = statusLine();
+  const path = `${projectPath(p.domain)}/excluded-ips`;
+  const show = (ips: string[]) => {
+    list.value = ips.join('\n');
+  };
+  api<{ ips: string[] }>('GET', path).then((r) => show(r.ips), (err: Error) => status.error(err.message));
+  return h(
+    'form',
+    {
+      class: 'panel',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        status.clear();
+        try {
+          const ips = list.value.split(/[\s,]+/).filter(Boolean);
+          show((await api<{ ips: string[] }>('PUT', path, { ips })).ips);
+          status.ok(ips.length ? 'Excluded addresses saved.' : 'No address is excluded.');
+        } catch (err) {
+          status.error((err as Error).message);
+        }
+      },
+    },
+    h('h2', null, 'Excluded IP addresses'),
+    field('Addresses', list, 'Events from these IPv4 or IPv6 addresses are not recorded. One per line, at most 100.'),
+    h('button', { type: 'submit' }, 'Save addresses'),
+    status.el,
+  );
 }
 
 function deleteProject(p: ProjectDetail): HTMLElement {
