@@ -36,6 +36,8 @@ export const ConfigSchema = v.object({
   RATE_LIMIT_PATCH_PER_MIN: intFrom('RATE_LIMIT_PATCH_PER_MIN', 30),
   RATE_LIMIT_VERIFY_PER_MIN: intFrom('RATE_LIMIT_VERIFY_PER_MIN', 10),
   RATE_LIMIT_EXPORT_PER_MIN: intFrom('RATE_LIMIT_EXPORT_PER_MIN', 10),
+  /** Password checks and OAuth client registrations per client address (brute force, spam). */
+  RATE_LIMIT_AUTH_PER_MIN: intFrom('RATE_LIMIT_AUTH_PER_MIN', 10),
   /** Window of every API rate limit, in seconds (the per-minute names assume 60). */
   RATE_LIMIT_WINDOW_SEC: intFrom('RATE_LIMIT_WINDOW_SEC', 60),
   INGEST_IP_PER_MIN: intFrom('INGEST_IP_PER_MIN', 6000),

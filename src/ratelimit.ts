@@ -1,11 +1,12 @@
 import { Ratelimit } from '@upstash/ratelimit';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { clientIp } from './ingest/client-ip.js';
 import type { AppEnv, Deps } from './deps.js';
 import { ApiError, Messages, StoreUnavailableError } from './errors.js';
 
 /** The limits of the API; each is a sliding window over `RATE_LIMIT_WINDOW_SEC`. */
-export type LimitName = 'api' | 'patch' | 'verify' | 'export';
+export type LimitName = 'api' | 'patch' | 'verify' | 'export' | 'auth';
 
 const limitOf = (deps: Deps, name: LimitName): number =>
   ({
@@ -13,6 +14,7 @@ const limitOf = (deps: Deps, name: LimitName): number =>
     patch: deps.config.RATE_LIMIT_PATCH_PER_MIN,
     verify: deps.config.RATE_LIMIT_VERIFY_PER_MIN,
     export: deps.config.RATE_LIMIT_EXPORT_PER_MIN,
+    auth: deps.config.RATE_LIMIT_AUTH_PER_MIN,
   })[name];
 
 /** One `@upstash/ratelimit` instance per limit, sharing the app's Redis. */
@@ -50,6 +52,9 @@ export class RateLimiters {
  * Whom a per-credential limit counts: the API key, else the account behind the session or
  * OAuth token (its `via` keeps the kinds apart).
  */
+/** Per client address: for routes anyone may call (sign-in, client registration). */
+export const byClientIp = (c: Context<AppEnv>): string => `ip:${clientIp(c, c.get('services').deps.config.TRUST_PROXY)}`;
+
 export const byCredential = (c: Context<AppEnv>): string => c.get('auth').keyId ?? `${c.get('auth').via}:${c.get('auth').accountId}`;
 
 /**

@@ -5,6 +5,7 @@ import { ApiError, badRequest, unauthorized } from '../errors.js';
 import { errorsFor, json, sessionSecurity } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
 import { authenticate, bearerToken } from '../auth/middleware.js';
+import { byClientIp, rateLimit } from '../ratelimit.js';
 import { hashPassword, verifyPassword } from '../auth/password.js';
 import {
   createApiKey,
@@ -43,8 +44,9 @@ export function authRoutes() {
     describeRoute({
       tags: ['Account'],
       summary: 'Sign in with email and password; returns a session token',
-      responses: { 200: json('Session', LoginResult), ...errorsFor(400, 401) },
+      responses: { 200: json('Session', LoginResult), ...errorsFor(400, 401, 429) },
     }),
+    rateLimit('auth', byClientIp),
     validate('json', LoginBody),
     async (c) => {
       const { email, password } = c.req.valid('json');

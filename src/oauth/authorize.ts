@@ -4,6 +4,7 @@ import { describeRoute, validator as openapiValidator } from 'hono-openapi';
 import * as v from 'valibot';
 import type { AppEnv } from '../deps.js';
 import { verifyPassword } from '../auth/password.js';
+import { byClientIp } from '../ratelimit.js';
 import { createSession, findAccountByEmail, findSession, getAccount, type Account } from '../auth/store.js';
 import { parseToken, sha256Hex } from '../auth/tokens.js';
 import { mcpResource, publicBase } from './base-url.js';
@@ -19,7 +20,7 @@ const LOGIN_BINDING = 'login';
 
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' as const } } } });
 
-function pageResponse(c: Context<AppEnv>, body: string, status: 200 | 400 | 401 | 403 = 200): Response {
+function pageResponse(c: Context<AppEnv>, body: string, status: 200 | 400 | 401 | 403 | 429 = 200): Response {
   c.header('Cache-Control', 'no-store');
   // The consent page must never be framed (clickjacking).
   c.header('X-Frame-Options', 'DENY');
@@ -79,9 +80,9 @@ async function showConsent(c: Context<AppEnv>, p: AuthorizeParamsT, checked: Ext
   return pageResponse(c, consentPage(p, csrf, { clientName: checked.client.clientName, email: account.email, scope: checked.scope, redirectUri: p.redirect_uri }));
 }
 
-async function showLogin(c: Context<AppEnv>, p: AuthorizeParamsT, client: OAuthClient, error?: string) {
+async function showLogin(c: Context<AppEnv>, p: AuthorizeParamsT, client: OAuthClient, error?: string, status: 401 | 429 = 401) {
   const csrf = await createCsrf(c.get('services').deps.redis, LOGIN_BINDING);
-  return pageResponse(c, loginPage(p, csrf, client.clientName, error), error ? 401 : 200);
+  return pageResponse(c, loginPage(p, csrf, client.clientName, error), error ? status : 200);
 }
 
 const pageOnInvalid = (result: { success: boolean; error?: readonly { message: string }[] }, c: Context<AppEnv>) =>
@@ -124,6 +125,7 @@ export function authorizeRoutes() {
         400: html('Invalid request'),
         401: html('Sign-in failed'),
         403: html('Expired or forged form (CSRF)'),
+        429: html('Too many sign-in attempts from this address'),
       },
     }),
     openapiValidator('form', AuthorizeForm as never, pageOnInvalid as never),
@@ -137,6 +139,9 @@ export function authorizeRoutes() {
 
       if (form.action === 'login') {
         if (!(await consumeCsrf(redis, form.csrf, LOGIN_BINDING))) return expired();
+        // The same per-address limit as POST /api/auth/login: passwords are not guessed here either.
+        const allowed = await c.get('services').limiters.get('auth').limit(byClientIp(c));
+        if (!allowed.success) return showLogin(c, p, checked.client, 'Too many sign-in attempts. Wait a minute and try again.', 429);
         const account = form.email ? await findAccountByEmail(redis, form.email) : null;
         const ok = account?.passwordHash && form.password ? await verifyPassword(form.password, account.passwordHash) : false;
         if (!account || !ok) return showLogin(c, p, checked.client, 'Invalid email or password');

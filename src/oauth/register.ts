@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import type { AppEnv } from '../deps.js';
-import { json } from '../http/openapi-helpers.js';
+import { errorsFor, json } from '../http/openapi-helpers.js';
+import { byClientIp, rateLimit } from '../ratelimit.js';
 import { oauthValidate } from './errors.js';
 import { OAuthErrorBody, RegisterBody, RegisteredClient } from './schemas.js';
 import { registerClient } from './store.js';
@@ -19,8 +20,10 @@ export function registerRoutes() {
     describeRoute({
       tags: ['OAuth'],
       summary: 'Register an OAuth client (RFC 7591)',
-      responses: { 201: json('The registered client', RegisteredClient), 400: json('invalid_redirect_uri or invalid_client_metadata', OAuthErrorBody) },
+      responses: { 201: json('The registered client', RegisteredClient), 400: json('invalid_redirect_uri or invalid_client_metadata', OAuthErrorBody), ...errorsFor(429) },
     }),
+    // Anyone may register a client: a per-address limit keeps that from filling Redis.
+    rateLimit('auth', byClientIp),
     oauthValidate('json', RegisterBody, 'invalid_client_metadata'),
     async (c) => {
       const body = c.req.valid('json') as v.InferOutput<typeof RegisterBody>;

@@ -51,7 +51,8 @@ export const unique = (label = 'x') => `${label}-${Date.now().toString(36)}-${Ma
 export async function createHarness(
   opts: { env?: Record<string, string>; clock?: Clock; sink?: (deps: Omit<Deps, 'sink'>) => EventSink } = {},
 ): Promise<Harness> {
-  const baseEnv = { DATA_DIR, REDIS_URL: TEST_REDIS_URL };
+  // Sign-ins of every test file share one address in-process; test/integration/auth-limit.test.ts checks the limit.
+  const baseEnv = { DATA_DIR, REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_AUTH_PER_MIN: '100000' };
   shared ??= buildNodeRuntime(parseConfig(baseEnv), { makeSink: (d) => directSink(d.clickhouse) });
   const base = await shared;
   const config = parseConfig({ ...baseEnv, ...opts.env });
