@@ -17,8 +17,7 @@ const managerOnly = requireProject(MANAGERS);
 
 /** The part of a per-project record store the create and delete routes use. */
 interface ItemStore<I, T> {
-  count(redis: Redis, projectId: string): Promise<number>;
-  create(redis: Redis, projectId: string, input: I, now: number): Promise<T>;
+  create(redis: Redis, projectId: string, input: I, now: number, max: number): Promise<T | null>;
   remove(redis: Redis, projectId: string, id: string): Promise<boolean>;
 }
 
@@ -60,8 +59,8 @@ export function addItemRoutes<S extends v.GenericSchema, T>(app: Hono<AppEnv>, k
       const body = c.req.valid('json');
       const { redis, clock } = c.get('services').deps;
       const { project } = await loadProject(c, MANAGERS);
-      if ((await kind.store.count(redis, project.id)) >= kind.max) throw badRequest(kind.tooManyMessage);
-      const item = await kind.store.create(redis, project.id, body, clock.now());
+      const item = await kind.store.create(redis, project.id, body, clock.now(), kind.max);
+      if (item === null) throw badRequest(kind.tooManyMessage);
       return c.json(item as object, 201);
     },
   );

@@ -51,6 +51,19 @@ const SEQ_FIELD = '#seq';
 type WithSeq<T> = T & { seq: number };
 
 /**
+ * KEYS[1] the hash; ARGV: id, record JSON (an object), max. Returns the new sequence number, or
+ * 0 when the hash already holds `max` records. The sequence number joins the stored JSON as its
+ * last field (the record text ends with its closing brace).
+ */
+const CREATE_SCRIPT = `
+local n = redis.call('HLEN', KEYS[1])
+if redis.call('HEXISTS', KEYS[1], '${SEQ_FIELD}') == 1 then n = n - 1 end
+if n >= tonumber(ARGV[3]) then return 0 end
+local seq = redis.call('HINCRBY', KEYS[1], '${SEQ_FIELD}', 1)
+redis.call('HSET', KEYS[1], ARGV[1], string.sub(ARGV[2], 1, -2) .. ',"seq":' .. seq .. '}')
+return seq`;
+
+/**
  * One Redis hash per project and kind, field = id, value = the JSON record (plus its creation
  * sequence number). Records are small and few, so listing reads the whole hash.
  */
@@ -71,15 +84,15 @@ function recordStore<T extends Stored>(key: (projectId: string) => string, idPre
       const { seq: _seq, ...record } = found;
       return record as unknown as T;
     },
-    async count(redis: Redis, projectId: string): Promise<number> {
-      const fields = await redis.hlen(key(projectId));
-      return fields > 0 ? fields - 1 : 0;
-    },
-    async create(redis: Redis, projectId: string, input: Omit<T, 'id' | 'createdAt'>, now: number): Promise<T> {
+    /**
+     * Adds a record unless the project already has `max`: the count, the sequence number and
+     * the write happen in one script, so concurrent requests cannot pass the limit together.
+     * Null when the project is full.
+     */
+    async create(redis: Redis, projectId: string, input: Omit<T, 'id' | 'createdAt'>, now: number, max: number): Promise<T | null> {
       const record = { ...input, id: newId(idPrefix, 16), createdAt: new Date(now).toISOString() } as T;
-      const seq = await redis.hincrby(key(projectId), SEQ_FIELD, 1);
-      await redis.hset(key(projectId), { [record.id]: { ...record, seq } });
-      return record;
+      const seq = await redis.eval<string[], number>(CREATE_SCRIPT, [key(projectId)], [record.id, JSON.stringify(record), String(max)]);
+      return Number(seq) > 0 ? record : null;
     },
     /** True when the record existed. */
     async remove(redis: Redis, projectId: string, id: string): Promise<boolean> {

@@ -238,3 +238,30 @@ describe('goals: every refusal', () => {
     expect(await callJson(ctx.h, 'DELETE', `${base}/gol_unknown`, ctx.alice.writeKey)).toEqual({ status: 404, body: { error: 'Goal not found' } });
   });
 });
+
+describe('goals and funnels: the per-project limit holds under concurrent requests', () => {
+  it('lets exactly 100 goals and 50 funnels through when more are sent at once, in creation order', async () => {
+    const { domain } = await newProject(ctx.h, ctx.alice);
+    const base = `/api/v1/projects/${domain}`;
+    const goals = await Promise.all(
+      Array.from({ length: 120 }, (_, i) => callJson(ctx.h, 'POST', `${base}/goals`, ctx.alice.writeKey, { name: `G${i}`, type: 'event', value: `e${i}` })),
+    );
+    expect(goals.filter((r) => r.status === 201)).toHaveLength(100);
+    expect(goals.filter((r) => r.status === 400).map((r) => r.body)).toEqual(Array(20).fill({ error: 'A project can have at most 100 goals' }));
+    const listed = (await callJson(ctx.h, 'GET', `${base}/goals?period=7d`, ctx.alice.readKey)).body.goals as { id: string; name: string }[];
+    expect(listed).toHaveLength(100);
+    // Listed in creation order: the order in which the script gave sequence numbers.
+    const created = goals.filter((r) => r.status === 201).map((r) => r.body as { id: string; createdAt: string });
+    expect(new Set(listed.map((g) => g.id))).toEqual(new Set(created.map((g) => g.id)));
+
+    const steps = [{ type: 'pageview', value: '/' }, { type: 'event', value: 'signup' }];
+    const funnels = await Promise.all(Array.from({ length: 60 }, (_, i) => callJson(ctx.h, 'POST', `${base}/funnels`, ctx.alice.writeKey, { name: `F${i}`, steps })));
+    expect(funnels.filter((r) => r.status === 201)).toHaveLength(50);
+    expect(funnels.filter((r) => r.status === 400)).toHaveLength(10);
+    // A deleted goal frees its place.
+    const one = created[0]!.id;
+    expect((await callJson(ctx.h, 'DELETE', `${base}/goals/${one}`, ctx.alice.writeKey)).status).toBe(200);
+    expect((await callJson(ctx.h, 'POST', `${base}/goals`, ctx.alice.writeKey, { name: 'Again', type: 'event', value: 'x' })).status).toBe(201);
+  });
+});
+
