@@ -33,7 +33,19 @@ export interface ImportOptions {
 
 /** The `events` row of one import line: explicit time, identity and dimensions, no enrichment. */
 export function importRow(project: Pick<Project, 'id' | 'domain'>, line: ImportInput, url = new URL(line.url), ids: (s: string) => string = hashToUInt64): Record<string, unknown> {
-  return eventRow(project, { ...line, url }, Date.parse(line.timestamp), {
+  // A fixed-shape literal rather than a spread of the parsed line: cheaper a million times over.
+  const fields = {
+    kind: line.kind,
+    url,
+    referrer: line.referrer,
+    name: line.name,
+    props: line.props,
+    amountCents: line.amountCents,
+    currency: line.currency,
+    durationMs: line.durationMs,
+    vitals: line.vitals,
+  };
+  return eventRow(project, fields, Date.parse(line.timestamp), {
     visitorId: ids(line.visitorId),
     sessionId: ids(line.sessionId),
     countryCode: line.countryCode ?? '',
