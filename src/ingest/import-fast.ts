@@ -31,12 +31,14 @@ function propsOk(props: unknown): boolean {
   return Object.getPrototypeOf(props) === Object.prototype;
 }
 
-/** The line as the schema would output it, plus its parsed URL; null when unsure. `parseUrl` may be a memo of parseHttpUrl. */
-export function acceptImportLine(json: unknown, parseUrl: (text: string) => URL | null = parseHttpUrl): { line: ImportInput; url: URL } | null {
+/** The line as the schema would output it, plus its parsed URL and time (epoch ms); null when unsure. `parseUrl` may be a memo of parseHttpUrl. */
+export function acceptImportLine(json: unknown, parseUrl: (text: string) => URL | null = parseHttpUrl): { line: ImportInput; url: URL; at: number } | null {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
   const o = json as Record<string, unknown>;
   const { timestamp, kind, url, name, amountCents, currency, durationMs } = o;
-  if (typeof timestamp !== 'string' || !UTC_TIMESTAMP.test(timestamp) || Number.isNaN(Date.parse(timestamp))) return null;
+  if (typeof timestamp !== 'string' || !UTC_TIMESTAMP.test(timestamp)) return null;
+  const at = Date.parse(timestamp);
+  if (Number.isNaN(at)) return null;
   if (typeof kind !== 'string' || !KINDS.has(kind)) return null;
   if (!idString(o.visitorId) || !idString(o.sessionId)) return null;
   if (typeof url !== 'string' || url.length > 4096) return null;
@@ -53,5 +55,5 @@ export function acceptImportLine(json: unknown, parseUrl: (text: string) => URL 
   if ((kind === 'custom' || kind === 'transaction') && name === undefined) return null;
   if ((amountCents === undefined) !== (currency === undefined)) return null;
   if (kind === 'transaction' && amountCents === undefined) return null;
-  return { line: o as unknown as ImportInput, url: parsed };
+  return { line: o as unknown as ImportInput, url: parsed, at };
 }

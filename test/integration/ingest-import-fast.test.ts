@@ -64,6 +64,7 @@ describe('import fast path', () => {
           if (schema.success) {
             for (const [k, val] of Object.entries(schema.output)) expect((fast.line as Record<string, unknown>)[k]).toEqual(val);
             expect(fast.url.href).toBe(new URL(schema.output.url).href);
+            expect(fast.at).toBe(Date.parse(schema.output.timestamp));
           }
         }
       }),
