@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
-import { insertLines, rowLine, TABLE_COLUMNS, type IngestTable } from './insert.js';
+import { insertLines, RowBuffer, TABLE_COLUMNS, type IngestTable } from './insert.js';
 import type { EventSink } from './sink.js';
 
 /** `write` refused because the buffer is at its bound (ClickHouse has been down too long). */
@@ -23,8 +23,8 @@ export interface BatcherOptions {
 }
 
 interface Batch {
-  /** The rows as JSONEachRow lines, joined. */
-  body: string;
+  /** The rows as JSONEachRow lines (UTF-8). */
+  body: Uint8Array;
   rows: number;
   /** Fixed when the batch is sealed and reused on every retry, so a retry is never stored twice. */
   token: string;
@@ -32,15 +32,18 @@ interface Batch {
 
 /** One table's buffer: rows not yet in a batch, and sealed batches waiting to be inserted in order. */
 class TableQueue {
-  /** Rows not yet in a batch, each already encoded: the cost is paid per event, not per batch. */
-  open: string[] = [];
+  /**
+   * Rows not yet in a batch, each encoded to bytes as it arrives: the cost is paid per event,
+   * and sealing a batch (nothing left to join or encode) never stalls the event loop.
+   */
+  open = new RowBuffer();
   sealed: Batch[] = [];
   draining: Promise<void> | null = null;
 
   seal(): void {
-    if (this.open.length === 0) return;
-    this.sealed.push({ body: this.open.join(''), rows: this.open.length, token: randomUUID() });
-    this.open = [];
+    if (this.open.rows === 0) return;
+    this.sealed.push({ body: this.open.bytes(), rows: this.open.rows, token: randomUUID() });
+    this.open = new RowBuffer();
   }
 }
 
@@ -123,7 +126,7 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
     // Rows written while we wait are sealed into later batches; loop until everything is in.
     for (const table of Object.keys(queues) as IngestTable[]) {
       const q = queues[table];
-      while (q.draining || q.sealed.length > 0 || q.open.length > 0) {
+      while (q.draining || q.sealed.length > 0 || q.open.rows > 0) {
         q.seal();
         await drain(table);
       }
@@ -140,9 +143,9 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
         throw new BufferFullError('event buffer is full');
       }
       const q = queues[table];
-      for (const row of rows) q.open.push(rowLine(row));
+      for (const row of rows) q.open.append(row);
       buffered += rows.length;
-      if (q.open.length >= maxBatchRows) {
+      if (q.open.rows >= maxBatchRows) {
         q.seal();
         void drain(table);
       }
