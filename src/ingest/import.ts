@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import * as v from 'valibot';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
-import { hashToUInt64 } from './enrich/visitor.js';
-import { memoizeBounded } from './enrich/memo.js';
-import { firstIssue, ImportLine, parseHttpUrl, type ImportInput } from './event-schema.js';
-import { acceptImportLine } from './import-fast.js';
+import { createChunkParser, type ChunkParser, type ParsedChunk } from './import-chunk.js';
 import { insertLines, RowBuffer } from './insert.js';
-import { eventRow } from './pipeline.js';
 import type { Project } from '../projects/store.js';
 
 /** Rows per insert: large blocks are what ClickHouse ingests fastest (200 000 rows: ~1.5× the rate of 50 000). */
@@ -15,8 +10,8 @@ export const IMPORT_BATCH_ROWS = 200_000;
 const MAX_INSERTS_IN_FLIGHT = 2;
 /** Errors listed in the answer at most; `rejected` still counts them all. */
 export const MAX_LISTED_ERRORS = 100;
-/** A line longer than this is refused without being parsed (the tracker's own limit is 8 KB). */
-const MAX_LINE_CHARS = 64 * 1024;
+/** Parsed chunks waiting to be taken into blocks, at most (parsing runs ahead of block building). */
+const MAX_CHUNKS_AHEAD = 8;
 
 export interface ImportResult {
   imported: number;
@@ -29,55 +24,8 @@ export interface ImportOptions {
   /** Caller's id for this import: with it, sending the same file again stores nothing twice. */
   batchId?: string;
   batchRows?: number;
-}
-
-/** The `events` row of one import line: explicit time, identity and dimensions, no enrichment. */
-export function importRow(
-  project: Pick<Project, 'id' | 'domain'>,
-  line: ImportInput,
-  url = new URL(line.url),
-  ids: (s: string) => string = hashToUInt64,
-  at = Date.parse(line.timestamp),
-): Record<string, unknown> {
-  // A fixed-shape literal rather than a spread of the parsed line: cheaper a million times over.
-  const fields = {
-    kind: line.kind,
-    url,
-    referrer: line.referrer,
-    name: line.name,
-    props: line.props,
-    amountCents: line.amountCents,
-    currency: line.currency,
-    durationMs: line.durationMs,
-    vitals: line.vitals,
-  };
-  return eventRow(project, fields, at, {
-    visitorId: ids(line.visitorId),
-    sessionId: ids(line.sessionId),
-    countryCode: line.countryCode ?? '',
-    region: line.region ?? '',
-    city: line.city ?? '',
-    device: line.device ?? '',
-    browser: line.browser ?? '',
-    browserVersion: '',
-    os: line.os ?? '',
-    osVersion: '',
-  });
-}
-
-/** Parses and validates one line (fast acceptor first, the schema when unsure); a string is the error to report. */
-export function parseImportLine(text: string, parseUrl?: (text: string) => URL | null): { line: ImportInput; url: URL; at: number } | string {
-  if (text.length > MAX_LINE_CHARS) return `line is longer than ${MAX_LINE_CHARS} characters`;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return 'line is not valid JSON';
-  }
-  const fast = acceptImportLine(json, parseUrl);
-  if (fast) return fast;
-  const parsed = v.safeParse(ImportLine, json);
-  return parsed.success ? { line: parsed.output, url: new URL(parsed.output.url), at: Date.parse(parsed.output.timestamp) } : firstIssue(parsed.issues);
+  /** Where lines are parsed: worker threads on Node (import-workers.ts); this thread by default. */
+  parse?: ChunkParser;
 }
 
 /** Resolves after pending I/O callbacks have run (setImmediate on Node, a timer elsewhere). */
@@ -117,19 +65,16 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   const batchRows = opts.batchRows ?? IMPORT_BATCH_ROWS;
   const tokenBase = opts.batchId ? `import:${opts.project.id}:${opts.batchId}` : `import:${randomUUID()}`;
   const result: ImportResult = { imported: 0, rejected: 0, errors: [] };
-  let batch = new RowBuffer(16 << 20);
+  const parse = opts.parse ?? inThisThread(opts.project);
+  let block = new RowBuffer(16 << 20);
   let blockIndex = 0;
   const inFlight: Promise<void>[] = [];
-  // Import lines repeat ids and URLs (a visitor has many events, a site few pages). Parsed URLs
-  // are shared by the rows built from them, which only read them.
-  const ids = memoizeBounded(hashToUInt64, 100_000);
-  const urls = memoizeBounded(parseHttpUrl, 10_000);
   // The first blocks are smaller so the engine starts early instead of waiting for a full block.
   let blockRows = Math.min(batchRows, 50_000);
 
   const send = async () => {
-    const rows = batch.bytes();
-    batch = new RowBuffer(rows.byteLength + (rows.byteLength >> 1));
+    const rows = block.bytes();
+    block = new RowBuffer(rows.byteLength + (rows.byteLength >> 1));
     blockRows = Math.min(batchRows, blockRows * 2);
     const token = `${tokenBase}:${blockIndex++}`;
     if (inFlight.length >= MAX_INSERTS_IN_FLIGHT) await inFlight.shift();
@@ -139,29 +84,43 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
     inFlight.push(insert);
   };
 
-  let lineNo = 0;
-  for await (const chunkLines of lineBatches(body)) {
+  // Blocks end at exact row counts, whatever the chunks: the same file sent again makes the same
+  // blocks, so their dedup tokens match however the body was split on the way.
+  const take = async (chunk: ParsedChunk) => {
+    result.rejected += chunk.rejected;
+    for (const e of chunk.errors) if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push(e);
+    result.imported += chunk.ends.length;
+    let row = 0;
+    while (row < chunk.ends.length) {
+      const n = Math.min(chunk.ends.length - row, blockRows - block.rows);
+      const start = row === 0 ? 0 : chunk.ends[row - 1]!;
+      block.appendEncoded(chunk.bytes.subarray(start, chunk.ends[row + n - 1]!), n);
+      row += n;
+      if (block.rows >= blockRows) await send();
+    }
+  };
+
+  const ahead: Promise<ParsedChunk>[] = [];
+  let lineNo = 1;
+  for await (const lines of lineBatches(body)) {
+    const parsed = parse(lines, lineNo);
+    parsed.catch(() => {});
+    ahead.push(parsed);
+    lineNo += lines.length;
+    if (ahead.length >= MAX_CHUNKS_AHEAD) await take(await ahead.shift()!);
     // A buffered body keeps this loop in microtasks; let the insert's callbacks run between chunks.
     await yieldToEventLoop();
-    for (const raw of chunkLines) {
-      lineNo++;
-      const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      // A line opening an object is not blank; only others need the trim.
-      if (text.length === 0 || (text.charCodeAt(0) !== 0x7b && text.trim() === '')) continue;
-      const parsed = parseImportLine(text, urls);
-      if (typeof parsed === 'string') {
-        result.rejected++;
-        if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line: lineNo, error: parsed });
-        continue;
-      }
-      batch.append(importRow(opts.project, parsed.line, parsed.url, ids, parsed.at));
-      result.imported++;
-      if (batch.rows >= blockRows) await send();
-    }
   }
-  if (batch.rows > 0) await send();
+  while (ahead.length > 0) await take(await ahead.shift()!);
+  if (block.rows > 0) await send();
   for (const insert of inFlight) await insert;
   return result;
+}
+
+/** The default parser: this thread, one chunk at a time. */
+function inThisThread(project: ImportOptions['project']): ChunkParser {
+  const parseChunk = createChunkParser(project);
+  return async (lines, firstLine) => parseChunk(lines, firstLine);
 }
 
 async function insertWithRetry(ch: ClickHouseClient, rows: Uint8Array, token: string): Promise<void> {

@@ -38,14 +38,30 @@ export class RowBuffer {
   append(row: Record<string, unknown>): void {
     const json = JSON.stringify(row);
     // UTF-8 takes at most 3 bytes per UTF-16 unit, plus the newline.
-    if (this.size + json.length * 3 + 1 > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + json.length * 3 + 1));
-      this.buf.copy(grown, 0, 0, this.size);
-      this.buf = grown;
-    }
+    this.reserve(json.length * 3 + 1);
     this.size += this.buf.write(json, this.size);
     this.buf[this.size++] = 0x0a;
     this.rows++;
+  }
+
+  private reserve(bytes: number): void {
+    if (this.size + bytes <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + bytes));
+    this.buf.copy(grown, 0, 0, this.size);
+    this.buf = grown;
+  }
+
+  /** Adds lines already encoded (whole rows, each ending in a newline). */
+  appendEncoded(bytes: Uint8Array, rows: number): void {
+    this.reserve(bytes.byteLength);
+    this.buf.set(bytes, this.size);
+    this.size += bytes.byteLength;
+    this.rows += rows;
+  }
+
+  /** Bytes written so far. */
+  get byteLength(): number {
+    return this.size;
   }
 
   /** The lines so far (a view, valid until the next append). */
