@@ -72,16 +72,13 @@ export interface ParsedChunk {
   errors: { line: number; error: string }[];
 }
 
-/** Parses `lines` of an import, the first of them being line `firstLine` (1-based). */
-export type ChunkParser = (lines: readonly string[], firstLine: number) => Promise<ParsedChunk>;
-
 /**
  * The line parser of one import: validates each line (fast acceptor first, the schema when
  * unsure) and encodes the good ones. Blank lines are skipped. It keeps the import's caches:
  * lines repeat ids and URLs (a visitor has many events, a site few pages), and parsed URLs are
- * shared by the rows built from them, which only read them. The same code runs in the request's
- * thread or in a worker (import-workers.ts).
+ * shared by the rows built from them, which only read them.
  */
+/** Parses `lines` of an import, the first of them being line `firstLine` (1-based). */
 export function createChunkParser(project: Pick<Project, 'id' | 'domain'>): (lines: readonly string[], firstLine: number) => ParsedChunk {
   const ids = memoizeBounded(hashToUInt64, 100_000);
   const urls = memoizeBounded(parseHttpUrl, 10_000);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
-import { createChunkParser, type ChunkParser, type ParsedChunk } from './import-chunk.js';
+import { createChunkParser, type ParsedChunk } from './import-chunk.js';
 import { insertLines, RowBuffer } from './insert.js';
 import type { Project } from '../projects/store.js';
 
@@ -10,8 +10,6 @@ export const IMPORT_BATCH_ROWS = 200_000;
 const MAX_INSERTS_IN_FLIGHT = 2;
 /** Errors listed in the answer at most; `rejected` still counts them all. */
 export const MAX_LISTED_ERRORS = 100;
-/** Parsed chunks waiting to be taken into blocks, at most (parsing runs ahead of block building). */
-const MAX_CHUNKS_AHEAD = 8;
 
 export interface ImportResult {
   imported: number;
@@ -24,8 +22,6 @@ export interface ImportOptions {
   /** Caller's id for this import: with it, sending the same file again stores nothing twice. */
   batchId?: string;
   batchRows?: number;
-  /** Where lines are parsed: worker threads on Node (import-workers.ts); this thread by default. */
-  parse?: ChunkParser;
 }
 
 /** Resolves after pending I/O callbacks have run (setImmediate on Node, a timer elsewhere). */
@@ -65,7 +61,7 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   const batchRows = opts.batchRows ?? IMPORT_BATCH_ROWS;
   const tokenBase = opts.batchId ? `import:${opts.project.id}:${opts.batchId}` : `import:${randomUUID()}`;
   const result: ImportResult = { imported: 0, rejected: 0, errors: [] };
-  const parse = opts.parse ?? inThisThread(opts.project);
+  const parseChunk = createChunkParser(opts.project);
   let block = new RowBuffer(16 << 20);
   let blockIndex = 0;
   const inFlight: Promise<void>[] = [];
@@ -100,27 +96,16 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
     }
   };
 
-  const ahead: Promise<ParsedChunk>[] = [];
   let lineNo = 1;
   for await (const lines of lineBatches(body)) {
-    const parsed = parse(lines, lineNo);
-    parsed.catch(() => {});
-    ahead.push(parsed);
+    await take(parseChunk(lines, lineNo));
     lineNo += lines.length;
-    if (ahead.length >= MAX_CHUNKS_AHEAD) await take(await ahead.shift()!);
     // A buffered body keeps this loop in microtasks; let the insert's callbacks run between chunks.
     await yieldToEventLoop();
   }
-  while (ahead.length > 0) await take(await ahead.shift()!);
   if (block.rows > 0) await send();
   for (const insert of inFlight) await insert;
   return result;
-}
-
-/** The default parser: this thread, one chunk at a time. */
-function inThisThread(project: ImportOptions['project']): ChunkParser {
-  const parseChunk = createChunkParser(project);
-  return async (lines, firstLine) => parseChunk(lines, firstLine);
 }
 
 async function insertWithRetry(ch: ClickHouseClient, rows: Uint8Array, token: string): Promise<void> {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EncodedRows } from '../../src/adapters/clickhouse.js';
 import { insertLines, rowLine } from '../../src/ingest/insert.js';
+import { importNdjson } from '../../src/ingest/import.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -78,6 +79,30 @@ describe('bulk inserts through the spool file (bodies of 8 MB and more)', () => 
     await expect(h.deps.clickhouse.insert({ table: 'events; DROP TABLE events', values: values as never, columns: ['project_id'], format: 'JSONEachRow' })).rejects.toThrow(/Invalid insert target table/);
     const big = new EncodedRows(rowLine({ project_id: 'x', referrer: 'r'.repeat(1000) }).repeat(9000));
     await expect(h.deps.clickhouse.insert({ table: 'events', values: big as never, columns: ['project_id', 'referrer) SELECT 1 --'], format: 'JSONEachRow' })).rejects.toThrow(/not an identifier/);
+  });
+
+  it('an import sent twice with the same batch id, its body split differently each time, is stored once', async () => {
+    const projectId = unique('prj_resplit');
+    const project = { id: projectId, domain: 'resplit.example' };
+    const lines = Array.from({ length: 2000 }, (_, i) =>
+      JSON.stringify({ timestamp: new Date(Date.UTC(2025, 5, 1, 0, 0, i)).toISOString(), kind: 'pageview', visitorId: `v${i % 50}`, sessionId: `s${i % 300}`, url: `https://resplit.example/p${i % 9}` }),
+    );
+    // A blank line and a bad one: they shift nothing in the blocks.
+    lines.splice(700, 0, '', '{"not": "an event"}');
+    const bytes = new TextEncoder().encode(lines.join('\n'));
+    const streamOf = (chunkSize: number) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += chunkSize) controller.enqueue(bytes.subarray(at, at + chunkSize));
+          controller.close();
+        },
+      });
+    const first = await importNdjson(h.deps.clickhouse, streamOf(97), { project, batchId: 'resplit', batchRows: 300 });
+    const again = await importNdjson(h.deps.clickhouse, streamOf(65_536), { project, batchId: 'resplit', batchRows: 300 });
+    expect(first).toEqual({ imported: 2000, rejected: 1, errors: [{ line: 702, error: expect.any(String) }] });
+    expect(again).toEqual(first);
+    expect(await scalar('SELECT count() AS n FROM events WHERE project_id = {id:String}', projectId)).toBe(2000);
+    expect(await scalar('SELECT sum(pageviews) AS n FROM pages_1d WHERE project_id = {id:String}', projectId)).toBe(2000);
   });
 });
 
