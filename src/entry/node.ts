@@ -2,6 +2,7 @@ import { serve } from '@hono/node-server';
 import { createApp } from '../app.js';
 import { ConfigError, parseConfig } from '../config.js';
 import { createBatcher } from '../ingest/batcher.js';
+import { fileJournal } from '../ingest/journal.js';
 import { defaultGeoDatabasePath, openMaxmindGeo } from '../ingest/enrich/geo-maxmind.js';
 import { ensureLocalRedis } from './local-redis.js';
 import { join } from 'node:path';
@@ -29,7 +30,9 @@ async function main() {
   const dns = new Resolver({ timeout: 2000, tries: 1 });
   if (config.DNS_SERVERS) dns.setServers(config.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean));
   // Events are buffered and inserted in batches; SIGTERM/SIGINT flush the buffer (runtime.close).
-  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse), geo, dns });
+  // Acknowledged rows stay in DATA_DIR/ingest-journal until ClickHouse has them (crash-safe).
+  const journal = fileJournal(join(config.DATA_DIR, 'ingest-journal'));
+  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal }), geo, dns });
   // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
   const app = createApp(deps);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { insertLines, RowBuffer, TABLE_COLUMNS, type IngestTable } from './insert.js';
+import type { BatchJournal } from './journal.js';
 import type { EventSink } from './sink.js';
 
 /** `write` refused because the buffer is at its bound (ClickHouse has been down too long). */
@@ -20,6 +21,8 @@ export interface BatcherOptions {
   maxRetryDelayMs?: number;
   /** Where outage lines go (console.error by default). */
   log?: (line: string) => void;
+  /** Keeps acknowledged rows on disk until inserted (Node: fileJournal); without it a crash loses the buffer. */
+  journal?: BatchJournal;
 }
 
 interface Batch {
@@ -32,6 +35,8 @@ interface Batch {
 
 /** One table's buffer: rows not yet in a batch, and sealed batches waiting to be inserted in order. */
 class TableQueue {
+  constructor(private readonly onSeal: (token: string) => void) {}
+
   /**
    * Rows not yet in a batch, each encoded to bytes as it arrives: the cost is paid per event,
    * and sealing a batch (nothing left to join or encode) never stalls the event loop.
@@ -42,7 +47,9 @@ class TableQueue {
 
   seal(): void {
     if (this.open.rows === 0) return;
-    this.sealed.push({ body: this.open.bytes(), rows: this.open.rows, token: randomUUID() });
+    const token = randomUUID();
+    this.onSeal(token);
+    this.sealed.push({ body: this.open.bytes(), rows: this.open.rows, token });
     this.open = new RowBuffer();
   }
 }
@@ -53,9 +60,10 @@ class TableQueue {
  * `insert_deduplication_token`, so ClickHouse stores it exactly once; while ClickHouse is down the
  * buffer holds up to `maxBufferedRows` and drains when it returns.
  *
- * Durability: `write` resolves once rows are in this process's buffer. A crash (not a clean
- * SIGTERM/SIGINT, which flushes) loses what is buffered — at most about one flush interval of
- * events while ClickHouse is healthy, the whole backlog while it is down.
+ * Durability: with a `journal`, `write` resolves once rows are in the journal too, and a batch
+ * leaves it only when ClickHouse has it; a new batcher on the same journal first inserts what an
+ * earlier process left (under the same tokens, so nothing is stored twice). Without one, a crash
+ * (not a clean SIGTERM/SIGINT, which flushes) loses what is buffered.
  */
 export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): EventSink & { buffered(): number } {
   // Rows are encoded as they arrive, so a large batch costs no event-loop stall; fewer, larger
@@ -67,8 +75,15 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
   const maxDelay = opts.maxRetryDelayMs ?? 5000;
   const log = opts.log ?? ((line: string) => console.error(line));
 
-  const queues: Record<IngestTable, TableQueue> = { events: new TableQueue(), bot_hits: new TableQueue() };
+  const journal = opts.journal;
+  const queueOf = (table: IngestTable) => new TableQueue((token) => journal?.seal(table, token));
+  const queues: Record<IngestTable, TableQueue> = { events: queueOf('events'), bot_hits: queueOf('bot_hits') };
   let buffered = 0;
+  for (const batch of journal?.recover() ?? []) {
+    queues[batch.table].sealed.push({ body: batch.body, rows: batch.rows, token: batch.token });
+    buffered += batch.rows;
+  }
+  if (buffered > 0) log(`[sightline] ingest: ${buffered} rows an earlier process left in the journal are being inserted`);
   let failingSince = 0;
   let closed = false;
 
@@ -102,6 +117,7 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
       while (q.sealed.length > 0) {
         const batch = q.sealed[0];
         await insertWithRetry(table, batch);
+        journal?.done(table, batch.token);
         q.sealed.shift();
         buffered -= batch.rows;
       }
@@ -120,6 +136,8 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
 
   const timer = setInterval(sealAll, flushIntervalMs);
   timer.unref?.();
+  // What the journal gave back goes in now, not at the first tick.
+  if (buffered > 0) sealAll();
 
   async function flush(): Promise<void> {
     sealAll();
@@ -143,7 +161,9 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
         throw new BufferFullError('event buffer is full');
       }
       const q = queues[table];
+      const before = q.open.byteLength;
       for (const row of rows) q.open.append(row);
+      journal?.append(table, q.open.bytes().subarray(before));
       buffered += rows.length;
       if (q.open.rows >= maxBatchRows) {
         q.seal();

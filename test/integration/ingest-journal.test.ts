@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBatcher } from '../../src/ingest/batcher.js';
+import { insertLines, RowBuffer } from '../../src/ingest/insert.js';
+import { fileJournal } from '../../src/ingest/journal.js';
+import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
+
+let h: Harness;
+const dirs: string[] = [];
+const tempDir = (label: string) => {
+  const dir = mkdtempSync(join(tmpdir(), `sightline-${label}-`));
+  dirs.push(dir);
+  return dir;
+};
+
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await closeHarness();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const count = async (projectId: string) => {
+  const rs = await h.deps.clickhouse.query({ query: 'SELECT count() AS n FROM events WHERE project_id = {id:String}', query_params: { id: projectId }, format: 'JSONEachRow' });
+  return Number((await rs.json<{ n: string }>())[0].n);
+};
+const row = (projectId: string, i: number) => ({ project_id: projectId, ts: '2025-04-01 10:00:00.000', kind: 'pageview', visitor_id: String(i + 1), session_id: '1', hostname: 'j.example', path: `/p${i % 7}` });
+
+describe('the ingest journal', () => {
+  it('a new batcher inserts what an abandoned one acknowledged, open and sealed, exactly once', async () => {
+    const dir = tempDir('journal');
+    const projectId = unique('prj_journal');
+    // "Crashes" without a flush: the timer never fires and close is never called.
+    const crashed = createBatcher(h.deps.clickhouse, { journal: fileJournal(dir), maxBatchRows: 300, flushIntervalMs: 3_600_000 });
+    // 300 rows seal a batch at once (its insert starts), the next 150 stay open.
+    for (let i = 0; i < 450; i++) await crashed.write('events', [row(projectId, i)]);
+    // A sealed batch whose insert landed but whose "done" never came: retried, it must not count twice.
+    const buffer = new RowBuffer();
+    for (let i = 450; i < 500; i++) buffer.append(row(projectId, i));
+    const token = randomUUID();
+    // As the batcher leaves it: sealed under its token in the journal, then inserted.
+    writeFileSync(join(dir, `events.${token}.jsonl`), buffer.bytes());
+    await insertLines(h.deps.clickhouse, 'events', buffer.bytes(), { token });
+    await new Promise((r) => setTimeout(r, 300)); // the first 300 rows' insert finishes
+    expect(await count(projectId)).toBe(350);
+
+    const logs: string[] = [];
+    const restarted = createBatcher(h.deps.clickhouse, { journal: fileJournal(dir), log: (l) => logs.push(l) });
+    await restarted.flush();
+    expect(await count(projectId)).toBe(500);
+    expect(logs.some((l) => /rows an earlier process left/.test(l))).toBe(true);
+    // Everything inserted is gone from the journal.
+    expect(readdirSync(dir).filter((n) => n.endsWith('.jsonl') && !n.startsWith('open-'))).toEqual([]);
+    await restarted.close();
+  });
+
+  it('drops a partial last line left by a crash in the middle of a write', async () => {
+    const dir = tempDir('partial');
+    const projectId = unique('prj_partial');
+    const journal = fileJournal(dir);
+    const buffer = new RowBuffer();
+    for (let i = 0; i < 3; i++) buffer.append(row(projectId, i));
+    journal.append('events', buffer.bytes());
+    journal.append('events', new TextEncoder().encode('{"project_id":"cut off mid-wr'));
+    const restarted = createBatcher(h.deps.clickhouse, { journal: fileJournal(dir) });
+    await restarted.flush();
+    expect(await count(projectId)).toBe(3);
+    await restarted.close();
+  });
+});
+
+describe('kill -9 of the Node server', () => {
+  it('loses no acknowledged event: the restarted server inserts what the killed one held', async () => {
+    const dataDir = tempDir('kill9');
+    const port = 19_000 + Math.floor(Math.random() * 900);
+    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, TRUST_PROXY: '1', INGEST_IP_PER_MIN: '100000' };
+    const start = async (): Promise<ChildProcess> => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/node.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      for (let i = 0; i < 300 && !out.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 100));
+      if (!out.includes('listening on')) throw new Error(`server did not start: ${out}`);
+      return child;
+    };
+    const owner = await h.user('kill9');
+    const domain = h.domain('kill9');
+    const site = (await (await h.call('POST', '/api/v1/projects', { token: owner.writeKey, body: { name: 'K', domain } })).json()).id;
+
+    let server = await start();
+    const total = 400;
+    for (let i = 0; i < total; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/api/event`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0', 'X-Forwarded-For': `10.9.${i >> 8}.${i & 255}` },
+        body: JSON.stringify({ site, kind: 'pageview', url: `https://${domain}/k${i % 5}` }),
+      });
+      expect(res.status).toBe(202);
+      expect(res.headers.get('x-sightline-dropped')).toBeNull();
+    }
+    // No flush: the process is killed with the last second of events in its buffer.
+    server.kill('SIGKILL');
+    await once(server, 'exit');
+    expect(existsSync(join(dataDir, 'ingest-journal'))).toBe(true);
+
+    server = await start();
+    try {
+      await expect
+        .poll(
+          async () => {
+            const res = await fetch(`http://127.0.0.1:${port}/api/v1/projects/${domain}/stats?period=today`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
+            return (await res.json()).pageviews;
+          },
+          { timeout: 20_000, interval: 250 },
+        )
+        .toBe(total);
+    } finally {
+      server.kill('SIGTERM');
+      await once(server, 'exit');
+    }
+  }, 90_000);
+});
