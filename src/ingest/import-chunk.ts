@@ -63,7 +63,7 @@ export function parseImportLine(text: string, parseUrl?: (text: string) => URL |
 
 /** Some lines of an import, parsed: the good ones as encoded rows, and what was refused. */
 export interface ParsedChunk {
-  /** JSONEachRow lines of the good rows, in line order. */
+  /** JSONEachRow lines of the good rows, in line order, without `project_id` (the insert supplies it). */
   bytes: Uint8Array;
   /** Byte offset in `bytes` where each row ends (so a block can end at an exact row count). */
   ends: Uint32Array;
@@ -98,7 +98,10 @@ export function createChunkParser(project: Pick<Project, 'id' | 'domain'>): (lin
         if (errors.length < MAX_CHUNK_ERRORS) errors.push({ line: firstLine + i, error: parsed });
         continue;
       }
-      rows.append(importRow(project, parsed.line, parsed.url, ids, parsed.at));
+      const row = importRow(project, parsed.line, parsed.url, ids, parsed.at);
+      // Every row of an import has the same project: the insert adds it as a constant column.
+      row.project_id = undefined;
+      rows.append(row);
       ends[rows.rows - 1] = rows.byteLength;
     }
     return { bytes: rows.bytes(), ends: ends.subarray(0, rows.rows), rejected, errors };

@@ -74,7 +74,7 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
     blockRows = Math.min(batchRows, blockRows * 2);
     const token = `${tokenBase}:${blockIndex++}`;
     if (inFlight.length >= MAX_INSERTS_IN_FLIGHT) await inFlight.shift();
-    const insert = insertWithRetry(ch, rows, token);
+    const insert = insertWithRetry(ch, rows, token, opts.project.id);
     // Surface a failure at the next wait rather than as an unhandled rejection.
     insert.catch(() => {});
     inFlight.push(insert);
@@ -108,10 +108,11 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   return result;
 }
 
-async function insertWithRetry(ch: ClickHouseClient, rows: Uint8Array, token: string): Promise<void> {
+async function insertWithRetry(ch: ClickHouseClient, rows: Uint8Array, token: string, projectId: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await insertLines(ch, 'events', rows, { token, dateFormat: 'basic', parallelViews: true });
+      // The rows leave out project_id (see createChunkParser); the insert supplies it.
+      await insertLines(ch, 'events', rows, { token, dateFormat: 'basic', parallelViews: true, constants: { project_id: projectId } });
       return;
     } catch (err) {
       if (attempt >= 3) throw err;

@@ -77,6 +77,8 @@ export interface InsertOptions {
   dateFormat?: 'basic' | 'best_effort';
   /** Feed the rollup views in parallel threads: faster bulk loads, but it competes with request handling. */
   parallelViews?: boolean;
+  /** Column values every row shares, left out of the encoded rows (see EncodedRows). */
+  constants?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -88,7 +90,7 @@ export async function insertLines(ch: ClickHouseClient, table: IngestTable, body
   if (body.length === 0) return;
   await ch.insert({
     table,
-    values: new EncodedRows(body) as never,
+    values: new EncodedRows(body, opts.constants) as never,
     columns: [...TABLE_COLUMNS[table]] as [string, ...string[]],
     format: 'JSONEachRow',
     clickhouse_settings: {
