@@ -177,7 +177,7 @@ function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert, spoo
       return insertResult();
     }
     let body: Uint8Array;
-    if (encoded) body = values.bytesWithConstants();
+    if (encoded) body = values.bytes();
     else {
       let text = '';
       for (const row of values as unknown[]) text += JSON.stringify(row) + '\n';

@@ -4,8 +4,7 @@ import * as v from 'valibot';
 import type { AppEnv } from '../deps.js';
 import { errorsFor, json } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
-import { clientIp } from '../ingest/client-ip.js';
-import { rateLimit } from '../ratelimit.js';
+import { byClientIp, rateLimit } from '../ratelimit.js';
 import type { ReportDefinition } from '../reports/definition.js';
 import { reports } from '../reports/registry.js';
 import { respond } from '../reports/respond.js';
@@ -52,7 +51,7 @@ function mountReport(app: Hono<AppEnv>, def: ReportDefinition) {
  */
 export function shareApiRoutes() {
   const app = new Hono<AppEnv>();
-  app.use('*', rateLimit('api', (c) => `share:${clientIp(c, c.get('services').deps.config.TRUST_PROXY)}`));
+  app.use('*', rateLimit('api', (c) => `share:${byClientIp(c)}`));
   app.get(
     '/:domain',
     describeRoute({

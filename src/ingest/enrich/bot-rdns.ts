@@ -1,3 +1,4 @@
+import { CredentialCache } from '../../auth/key-cache.js';
 import { crawlerBySlug } from './crawlers.js';
 
 /**
@@ -66,7 +67,7 @@ export function createRdnsVerifier(resolver: DnsResolver, opts: RdnsOptions = {}
   const ttlMs = opts.ttlMs ?? 6 * 3600_000;
   const maxEntries = opts.maxEntries ?? 10_000;
   const now = opts.now ?? Date.now;
-  const cache = new Map<string, { names: Promise<string[]>; expires: number }>();
+  const cache = new CredentialCache<Promise<string[]>>(ttlMs, maxEntries);
 
   async function confirmedNames(ip: string): Promise<string[]> {
     const names = await resolver.reverse(ip).catch(() => [] as string[]);
@@ -86,19 +87,18 @@ export function createRdnsVerifier(resolver: DnsResolver, opts: RdnsOptions = {}
     async verify(ip: string, suffixes: readonly string[]): Promise<boolean> {
       if (!ip) return false;
       const t = now();
-      let entry = cache.get(ip);
-      if (!entry || entry.expires <= t) {
-        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-        entry = { names: confirmedNames(ip), expires: t + ttlMs };
-        cache.set(ip, entry);
+      let names = cache.get(ip, t);
+      if (!names) {
+        names = confirmedNames(ip);
+        cache.set(ip, names, t);
       }
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<null>((resolve) => {
         timer = setTimeout(() => resolve(null), waitMs);
       });
       try {
-        const names = await Promise.race([entry.names, late]);
-        return names !== null && names.some((host) => suffixes.some((s) => endsWithDomain(host, s)));
+        const known = await Promise.race([names, late]);
+        return known !== null && known.some((host) => suffixes.some((s) => endsWithDomain(host, s)));
       } finally {
         clearTimeout(timer);
       }
