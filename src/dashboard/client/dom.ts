@@ -47,6 +47,25 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
   return h('div', { class: 'field' }, h('label', { for: id }, label), control, hintEl);
 }
 
+/**
+ * A form's submit handler: clears the status line, runs `action`, and shows its error there.
+ * `busy`, when given, is disabled while the action runs (no double submits).
+ */
+export function submitWith(status: ReturnType<typeof statusLine>, action: () => Promise<void>, busy?: HTMLButtonElement): (e: Event) => Promise<void> {
+  return async (e) => {
+    e.preventDefault();
+    status.clear();
+    if (busy) busy.disabled = true;
+    try {
+      await action();
+    } catch (err) {
+      status.error((err as Error).message);
+    } finally {
+      if (busy) busy.disabled = false;
+    }
+  };
+}
+
 /** A status line for forms: polite announcements of success or failure. */
 export function statusLine(): { el: HTMLElement; ok(text: string): void; error(text: string): void; clear(): void } {
   const el = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });

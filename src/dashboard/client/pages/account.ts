@@ -1,5 +1,5 @@
 import { api, session } from '../api.js';
-import { confirmDialog, copyText, field, h, replace, statusLine } from '../dom.js';
+import { confirmDialog, copyText, field, h, replace, statusLine, submitWith } from '../dom.js';
 import { fmtDate } from '../format.js';
 import { empty } from '../widgets.js';
 
@@ -16,22 +16,17 @@ function profileForm(profile: Profile): HTMLElement {
     'form',
     {
       class: 'panel',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
+      onsubmit: submitWith(status, async () => {
         const body: Record<string, string> = { name: name.value };
         if (email.value !== profile.email) body.email = email.value;
         if (password.value) body.password = password.value;
         if (current.value) body.currentPassword = current.value;
-        try {
-          const saved = await api<Profile>('PATCH', '/api/account/profile', body);
-          profile.email = saved.email;
-          password.value = '';
-          current.value = '';
-          status.ok('Profile saved.');
-        } catch (err) {
-          status.error((err as Error).message);
-        }
-      },
+        const saved = await api<Profile>('PATCH', '/api/account/profile', body);
+        profile.email = saved.email;
+        password.value = '';
+        current.value = '';
+        status.ok('Profile saved.');
+      }),
     },
     h('h2', null, 'Profile'),
     field('Name', name),
@@ -103,19 +98,13 @@ function keysPanel(): HTMLElement {
     'form',
     {
       class: 'inline-form',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        status.clear();
-        try {
-          const created = await api<Key & { key: string }>('POST', '/api/account/keys', { name: keyName.value || undefined, scope: scope.value });
-          const copy = h('button', { type: 'button', class: 'secondary', onclick: () => copyText(created.key, copy) }, 'Copy');
-          replace(reveal, h('div', { class: 'key-reveal', role: 'alert' }, h('p', null, h('strong', null, 'Your new key. '), 'Copy it now: it will not be shown again.'), h('div', { class: 'copy-row' }, h('code', { class: 'secret' }, created.key), copy)));
-          keyName.value = '';
-          await load();
-        } catch (err) {
-          status.error((err as Error).message);
-        }
-      },
+      onsubmit: submitWith(status, async () => {
+        const created = await api<Key & { key: string }>('POST', '/api/account/keys', { name: keyName.value || undefined, scope: scope.value });
+        const copy = h('button', { type: 'button', class: 'secondary', onclick: () => copyText(created.key, copy) }, 'Copy');
+        replace(reveal, h('div', { class: 'key-reveal', role: 'alert' }, h('p', null, h('strong', null, 'Your new key. '), 'Copy it now: it will not be shown again.'), h('div', { class: 'copy-row' }, h('code', { class: 'secret' }, created.key), copy)));
+        keyName.value = '';
+        await load();
+      }),
     },
     field('Key name', keyName),
     field('Scope', scope),

@@ -1,5 +1,5 @@
 import { api, download, projectPath } from '../api.js';
-import { confirmDialog, field, h, replace, statusLine, type Child } from '../dom.js';
+import { confirmDialog, field, h, replace, statusLine, submitWith, type Child } from '../dom.js';
 import { fmtDate, PERIODS } from '../format.js';
 import { empty } from '../widgets.js';
 import type { ProjectDetail } from './settings.js';
@@ -37,16 +37,6 @@ function removeButton(label: string, what: string, remove: () => Promise<unknown
     },
   }, label);
 }
-
-const submitWith = (status: ReturnType<typeof statusLine>, action: () => Promise<void>) => async (e: Event) => {
-  e.preventDefault();
-  status.clear();
-  try {
-    await action();
-  } catch (err) {
-    status.error((err as Error).message);
-  }
-};
 
 /** Members: the owner adds (admin or member) and removes people by email. */
 export function membersPage(p: ProjectDetail): HTMLElement[] {

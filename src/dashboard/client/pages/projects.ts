@@ -1,6 +1,6 @@
 import { api, projectPath } from '../api.js';
 import { sparkline } from '../chart.js';
-import { field, h, replace, statusLine } from '../dom.js';
+import { field, h, replace, statusLine, submitWith } from '../dom.js';
 import { fmtNumber } from '../format.js';
 import { empty } from '../widgets.js';
 
@@ -45,16 +45,10 @@ export function newProjectPage(root: HTMLElement): void {
     'form',
     {
       class: 'panel narrow',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        status.clear();
-        try {
-          const created = await api<{ domain: string }>('POST', '/api/v1/projects', { domain: domain.value, name: name.value, timeZone: zone.value });
-          location.hash = `#/p/${encodeURIComponent(created.domain)}/install`;
-        } catch (err) {
-          status.error((err as Error).message);
-        }
-      },
+      onsubmit: submitWith(status, async () => {
+        const created = await api<{ domain: string }>('POST', '/api/v1/projects', { domain: domain.value, name: name.value, timeZone: zone.value });
+        location.hash = `#/p/${encodeURIComponent(created.domain)}/install`;
+      }),
     },
     h('h1', { tabindex: '-1' }, 'Add a project'),
     field('Domain', domain, 'The site’s domain, without https:// (subdomains are counted too).'),

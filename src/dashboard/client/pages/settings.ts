@@ -1,5 +1,5 @@
 import { api, projectPath } from '../api.js';
-import { confirmDialog, copyText, field, h, statusLine } from '../dom.js';
+import { confirmDialog, copyText, field, h, statusLine, submitWith } from '../dom.js';
 import { fmtDate } from '../format.js';
 import { zonePicker } from './projects.js';
 
@@ -31,24 +31,18 @@ export function settingsPage(p: ProjectDetail, base: string): HTMLElement[] {
     'form',
     {
       class: 'panel',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        status.clear();
-        try {
-          await api('PATCH', projectPath(p.domain), {
-            name: name.value,
-            timeZone: zone.value,
-            publicStatsEnabled: isPublic.checked,
-            brandColor: hasColor.checked ? color.value : null,
-            icon: icon.value.trim() || null,
-          });
-          Object.assign(p, { name: name.value, timeZone: zone.value, publicStatsEnabled: isPublic.checked });
-          showLink();
-          status.ok('Settings saved.');
-        } catch (err) {
-          status.error((err as Error).message);
-        }
-      },
+      onsubmit: submitWith(status, async () => {
+        await api('PATCH', projectPath(p.domain), {
+          name: name.value,
+          timeZone: zone.value,
+          publicStatsEnabled: isPublic.checked,
+          brandColor: hasColor.checked ? color.value : null,
+          icon: icon.value.trim() || null,
+        });
+        Object.assign(p, { name: name.value, timeZone: zone.value, publicStatsEnabled: isPublic.checked });
+        showLink();
+        status.ok('Settings saved.');
+      }),
     },
     h('h2', null, 'Settings'),
     field('Name', name),
@@ -77,17 +71,11 @@ function excludedIps(p: ProjectDetail): HTMLElement {
     'form',
     {
       class: 'panel',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        status.clear();
-        try {
-          const ips = list.value.split(/[\s,]+/).filter(Boolean);
-          show((await api<{ ips: string[] }>('PUT', path, { ips })).ips);
-          status.ok(ips.length ? 'Excluded addresses saved.' : 'No address is excluded.');
-        } catch (err) {
-          status.error((err as Error).message);
-        }
-      },
+      onsubmit: submitWith(status, async () => {
+        const ips = list.value.split(/[\s,]+/).filter(Boolean);
+        show((await api<{ ips: string[] }>('PUT', path, { ips })).ips);
+        status.ok(ips.length ? 'Excluded addresses saved.' : 'No address is excluded.');
+      }),
     },
     h('h2', null, 'Excluded IP addresses'),
     field('Addresses', list, 'Events from these IPv4 or IPv6 addresses are not recorded. One per line, at most 100.'),

@@ -1,5 +1,5 @@
 import { publicApi, session, takeFlash } from '../api.js';
-import { field, h, replace, statusLine } from '../dom.js';
+import { field, h, replace, statusLine, submitWith } from '../dom.js';
 
 /** Sign-in with email and password (POST /api/auth/login); shows "session expired" after a 401. */
 export function signInPage(root: HTMLElement): void {
@@ -13,20 +13,11 @@ export function signInPage(root: HTMLElement): void {
     'form',
     {
       class: 'center-card',
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        submit.disabled = true;
-        status.clear();
-        try {
-          const { token } = await publicApi<{ token: string }>('POST', '/api/auth/login', { email: email.value, password: password.value });
-          session.set(token);
-          location.hash = '#/';
-        } catch (err) {
-          status.error((err as Error).message);
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: submitWith(status, async () => {
+        const { token } = await publicApi<{ token: string }>('POST', '/api/auth/login', { email: email.value, password: password.value });
+        session.set(token);
+        location.hash = '#/';
+      }, submit),
     },
     h('h1', { tabindex: '-1' }, 'Sign in to Sightline'),
     field('Email', email),
