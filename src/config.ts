@@ -43,6 +43,11 @@ export const ConfigSchema = v.object({
   INGEST_IP_PER_MIN: intFrom('INGEST_IP_PER_MIN', 6000),
   INGEST_PROJECT_PER_SEC: intFrom('INGEST_PROJECT_PER_SEC', 20000),
   RETENTION_DAYS: intFrom('RETENTION_DAYS', 1095),
+  /**
+   * Longest an accepted event waits in the Node buffer, in ms. Each insert pays a fixed cost per
+   * rollup view, so in the ingest benchmark 5 s batches cost a third of the engine CPU per event of 1 s ones.
+   */
+  INGEST_FLUSH_MS: intFrom('INGEST_FLUSH_MS', 5000, 10),
   /** DNS servers for reverse-DNS crawler verification on Node (`1.1.1.1,8.8.8.8:53`); the system's when unset. */
   DNS_SERVERS: v.optional(
     v.pipe(

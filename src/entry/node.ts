@@ -32,7 +32,7 @@ async function main() {
   // Events are buffered and inserted in batches; SIGTERM/SIGINT flush the buffer (runtime.close).
   // Acknowledged rows stay in DATA_DIR/ingest-journal until ClickHouse has them (crash-safe).
   const journal = fileJournal(join(config.DATA_DIR, 'ingest-journal'));
-  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal }), geo, dns });
+  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, flushIntervalMs: config.INGEST_FLUSH_MS }), geo, dns });
   // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
   const app = createApp(deps);

@@ -69,7 +69,7 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
   // Rows are encoded as they arrive, so a large batch costs no event-loop stall; fewer, larger
   // inserts leave the engine fewer parts to write and merge (15 a batch with the rollups).
   const maxBatchRows = opts.maxBatchRows ?? 10_000;
-  const flushIntervalMs = opts.flushIntervalMs ?? 1000;
+  const flushIntervalMs = opts.flushIntervalMs ?? 5000;
   const maxBuffered = opts.maxBufferedRows ?? 1_000_000;
   const baseDelay = opts.retryDelayMs ?? 200;
   const maxDelay = opts.maxRetryDelayMs ?? 5000;
