@@ -17,7 +17,6 @@ export function importRow(
   project: Pick<Project, 'id' | 'domain'>,
   line: ImportInput,
   url = new URL(line.url),
-  ids: (s: string) => string = hashToUInt64,
   at = Date.parse(line.timestamp),
 ): Record<string, unknown> {
   // A fixed-shape literal rather than a spread of the parsed line: cheaper a million times over.
@@ -33,8 +32,8 @@ export function importRow(
     vitals: line.vitals,
   };
   return eventRow(project, fields, at, {
-    visitorId: ids(line.visitorId),
-    sessionId: ids(line.sessionId),
+    visitorId: hashToUInt64(line.visitorId),
+    sessionId: hashToUInt64(line.sessionId),
     countryCode: line.countryCode ?? '',
     region: line.region ?? '',
     city: line.city ?? '',
@@ -74,13 +73,12 @@ export interface ParsedChunk {
 
 /**
  * The line parser of one import: validates each line (fast acceptor first, the schema when
- * unsure) and encodes the good ones. Blank lines are skipped. It keeps the import's caches:
- * lines repeat ids and URLs (a visitor has many events, a site few pages), and parsed URLs are
- * shared by the rows built from them, which only read them.
+ * unsure) and encodes the good ones. Blank lines are skipped. It keeps the import's URL cache:
+ * a site has few pages, and parsed URLs are shared by the rows built from them, which only read
+ * them.
  */
 /** Parses `lines` of an import, the first of them being line `firstLine` (1-based). */
 export function createChunkParser(project: Pick<Project, 'id' | 'domain'>): (lines: readonly string[], firstLine: number) => ParsedChunk {
-  const ids = memoizeBounded(hashToUInt64, 100_000);
   const urls = memoizeBounded(parseHttpUrl, 10_000);
   return (lines, firstLine) => {
     const rows = new RowBuffer(Math.max(4096, lines.length * 512));
@@ -98,7 +96,7 @@ export function createChunkParser(project: Pick<Project, 'id' | 'domain'>): (lin
         if (errors.length < MAX_CHUNK_ERRORS) errors.push({ line: firstLine + i, error: parsed });
         continue;
       }
-      const row = importRow(project, parsed.line, parsed.url, ids, parsed.at);
+      const row = importRow(project, parsed.line, parsed.url, parsed.at);
       // Every row of an import has the same project: the insert adds it as a constant column.
       row.project_id = undefined;
       rows.append(row);

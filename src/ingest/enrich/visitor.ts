@@ -94,18 +94,26 @@ export async function rotateSalts(redis: Redis, now: number): Promise<string[]> 
   return days.map(saltKey);
 }
 
-/** Hex SHA-256: Node's one-shot `crypto.hash` (≥ 20.12, ~2× faster) when present, else createHash. */
-const sha256Hex: (text: string) => string =
-  typeof nodeCrypto.hash === 'function'
-    ? (text) => nodeCrypto.hash('sha256', text, 'hex')
-    : (text) => nodeCrypto.createHash('sha256').update(text).digest('hex');
-
 /**
- * A stable UInt64 (decimal string) for an external id, e.g. the `visitorId`/`sessionId`
- * strings of imported events: the first 8 bytes of SHA-256, so the same string always maps
- * to the same id. Synchronous (node:crypto, available on Workers with nodejs_compat) because
- * imports hash two ids per line.
+ * A stable UInt64 (decimal string) for an external id: the `visitorId`/`sessionId` strings of
+ * imported events, a first-party persisted id. The same string always maps to the same id.
+ *
+ * Not a MAC and not meant to hide its input (the inputs are ids the sender chose, not personal
+ * data): two 32-bit multiply-xorshift lanes (bryc's cyrb53 mixing, both lanes kept for 64 bits).
+ * An import hashes two ids per line; this costs ~0.2 µs where SHA-256 plus a memo of recent ids
+ * cost ~1 µs, about a sixth of the import's JavaScript time. Pure JS, so Workers give the same ids.
  */
 export function hashToUInt64(text: string): string {
-  return first8BytesAsDecimal(sha256Hex(text));
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (BigInt(h2 >>> 0) * 4294967296n + BigInt(h1 >>> 0)).toString();
 }
