@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import autocannon from 'autocannon';
+import { hostCalibrationLine } from './bench-host.js';
 import { connectNodeClickHouse } from '../src/adapters/clickhouse.js';
 import { connectRespRedis } from '../src/adapters/redis-resp.js';
 import { createAccount, createApiKey } from '../src/auth/store.js';
@@ -199,6 +200,7 @@ async function main() {
 
   const { loadavg, cpus } = await import('node:os');
   console.log(`# ingest benchmark — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`${hostCalibrationLine()}, before the run`);
   const server = await startServer(dataDir);
   let ok = 0;
   let refused = 0;
@@ -286,6 +288,7 @@ async function main() {
   console.log(`imported: ${importRows} rows for ${expectedImport} lines — ${importRows === expectedImport ? 'OK' : 'MISMATCH'}`);
   await ch.close();
   rmSync(work, { recursive: true, force: true });
+  console.log(`${hostCalibrationLine()}, after the run`);
   if (!lossless || importRows !== expectedImport) process.exitCode = 1;
 }
 

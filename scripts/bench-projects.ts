@@ -15,6 +15,7 @@ import { buildNodeRuntime } from '../src/entry/node-deps.js';
 import { directSink } from '../src/ingest/direct-sink.js';
 import { createAccount, createApiKey, deleteAccountIdentity } from '../src/auth/store.js';
 import { createProject, deleteProjectRecords, listProjectsFor } from '../src/projects/store.js';
+import { hostCalibrationLine } from './bench-host.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -63,6 +64,7 @@ async function main() {
     const elapsed = performance.now() - started;
     times.sort((a, b) => a - b);
     const fmt = (n: number) => n.toFixed(3);
+    console.log(hostCalibrationLine());
     console.log(`GET /api/v1/projects (in-process, warm key cache, ${PROJECTS} projects, ${ITERATIONS} iterations after ${WARMUP} warm-up)`);
     console.log(`p50 ${fmt(percentile(times, 50))} ms  p95 ${fmt(percentile(times, 95))} ms  p99 ${fmt(percentile(times, 99))} ms  max ${fmt(times[times.length - 1])} ms`);
     console.log(`mean ${fmt(elapsed / ITERATIONS)} ms  ${Math.round((ITERATIONS / elapsed) * 1000)} ops/s`);

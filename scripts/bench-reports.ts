@@ -24,6 +24,7 @@ import { planSource } from '../src/reports/planner.js';
 import { reports } from '../src/reports/registry.js';
 import type { PeriodKey } from '../src/reports/periods.js';
 import { argValue, benchDataDir, ensureBenchData, MAIN_PROJECT_ID, scaleArg } from './gen-events.js';
+import { hostCalibrationLine } from './bench-host.js';
 
 const PERIODS = ['7d', '30d', '90d'] as const satisfies readonly PeriodKey[];
 const BENCH_DOMAIN = 'bench-main.example';
@@ -97,6 +98,7 @@ async function main() {
       return body;
     };
 
+    console.log(hostCalibrationLine());
     console.log(`\nscale ${scale}: ${meta.mainEvents.toLocaleString('en')} events in ${MAIN_PROJECT_ID}, ${meta.otherEvents.toLocaleString('en')} in 49 others; ${runs} API runs, ${rawRuns} raw runs each\n`);
     const header = ['report', 'period', 'source', 'api p50', 'api p95', 'raw p50', 'raw/api', 'rollup p50 (when raw is planned)'];
     const rows: string[][] = [];
