@@ -53,6 +53,9 @@ describe('visitor id', () => {
     ]);
     for (const other of others) expect(other).not.toBe(id);
     expect(new Set(others).size).toBe(others.length);
+    // The in-process cache follows the salt: back on the first day, the first day's id.
+    expect(await h.visitorId(project, '203.0.113.7', UA, base + DAY)).toBe(others[0]);
+    expect(await h.visitorId(project, '203.0.113.7', UA, base)).toBe(id);
   });
 
   it('does not let fields run into each other', async () => {

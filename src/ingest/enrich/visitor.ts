@@ -1,5 +1,6 @@
 import * as nodeCrypto from 'node:crypto';
 import type { Redis } from '@upstash/redis';
+import { memoizeBounded } from './memo.js';
 
 /**
  * Visitor identity without cookies (DESIGN.md §6): a 64-bit keyed hash of (daily salt,
@@ -70,11 +71,19 @@ export interface VisitorHasher {
  */
 export function createVisitorHasher(redis: Redis): VisitorHasher {
   const salts = new SaltStore(redis);
+  // A visitor's pageview, leave and vitals events repeat one input within minutes; the cache
+  // belongs to one salt and is dropped with it, so it never outlives the day's ids.
+  let cacheSalt = '';
+  let cached = (_input: string): string => '';
   return {
     async visitorId(projectId, ip, ua, now) {
       const salt = await salts.saltFor(now);
+      if (salt !== cacheSalt) {
+        cacheSalt = salt;
+        cached = memoizeBounded((input) => first8BytesAsDecimal(nodeCrypto.createHmac('sha256', salt).update(input).digest('hex')), 20_000);
+      }
       // NUL separators: no field can run into the next one and collide.
-      return first8BytesAsDecimal(nodeCrypto.createHmac('sha256', salt).update(`${projectId}\0${ip}\0${ua}`).digest('hex'));
+      return cached(`${projectId}\0${ip}\0${ua}`);
     },
   };
 }
