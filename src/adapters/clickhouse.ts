@@ -113,6 +113,17 @@ export class EncodedRows {
   }
 }
 
+const ROW_BINARY_TYPES = Symbol('sightline.rowBinaryTypes');
+
+/**
+ * Whether `ch` takes EncodedRows in RowBinary (the embedded engine, through a spool file): then
+ * the column types of a table, to build the encoder from (see src/ingest/rowbinary.ts). Other
+ * clients answer undefined and get JSON rows.
+ */
+export function rowBinaryColumnTypes(ch: ClickHouseClient): ((table: string) => Promise<Map<string, string>>) | undefined {
+  return (ch as unknown as Record<symbol, ((table: string) => Promise<Map<string, string>>) | undefined>)[ROW_BINARY_TYPES];
+}
+
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -158,7 +169,7 @@ function withEncodedRows(client: ClickHouseClient): ClickHouseClient {
  * and EncodedRows inserts in JSON row formats take that path; anything else goes to the client unchanged.
  */
 function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert, spool: Spool): ClickHouseClient {
-  const fileInsert = insertFromFile(client, spool);
+  const { insert: fileInsert, typesOf } = insertFromFile(client, spool);
   const settingsFor = (own: InsertParams['clickhouse_settings']) => {
     const out: Record<string, string | number | boolean> = {};
     for (const [k, v] of Object.entries({ ...clickhouseSettings, ...embeddedSessionResets, ...own })) {
@@ -169,6 +180,11 @@ function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert, spoo
   const insert = async (params: InsertParams) => {
     const { table, values, format, columns } = params;
     const encoded = values instanceof EncodedRows;
+    // RowBinary cannot travel inline (chdb's raw insert takes text formats), only as a file.
+    if (encoded && (format as string) === 'RowBinary' && Array.isArray(columns)) {
+      await fileInsert({ table, columns, format: 'RowBinary', body: values.bytes(), constants: values.constants, settings: params.clickhouse_settings });
+      return insertResult();
+    }
     if ((!encoded && !Array.isArray(values)) || !format || !RAW_FORMATS.has(format) || (columns !== undefined && !Array.isArray(columns)) || params.abort_signal) {
       return client.insert(params);
     }
@@ -192,6 +208,7 @@ function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert, spoo
   };
   return new Proxy(client, {
     get(target, prop, receiver) {
+      if (prop === ROW_BINARY_TYPES) return typesOf;
       return prop === 'insert' ? insert : Reflect.get(target, prop, receiver);
     },
   });
@@ -229,7 +246,7 @@ function insertFromFile(client: ClickHouseClient, spool: Spool) {
     }
     return types;
   };
-  return async (params: {
+  const insert = async (params: {
     table: string;
     columns: readonly string[];
     format: string;
@@ -241,7 +258,7 @@ function insertFromFile(client: ClickHouseClient, spool: Spool) {
     const fromFile = params.columns.filter((c) => !params.constants || !(c in params.constants));
     const query_params: Record<string, string> = {};
     constants.forEach(([, value], i) => (query_params[`constant${i}`] = value));
-    // `format` passed the caller's RAW_FORMATS check; the file, its structure and the constants are bound.
+    // `format` passed the caller's check (RAW_FORMATS or RowBinary); the file, its structure and the constants are bound.
     const statement =
       `${insertInto(params.table, [...constants.map(([c]) => c), ...fromFile])} ` +
       `SELECT ${constants.map((_, i) => `{constant${i}:String}, `).join('')}* FROM file({file:String}, ${params.format}, {structure:String})`;
@@ -264,4 +281,5 @@ function insertFromFile(client: ClickHouseClient, spool: Spool) {
       spool.remove(file);
     }
   };
+  return { insert, typesOf };
 }

@@ -115,10 +115,15 @@ const EventObject = v.object(
 export const EventBody = v.pipe(EventObject, ...crossFieldRules<v.InferOutput<typeof EventObject>>());
 export type EventInput = v.InferOutput<typeof EventBody>;
 
+/** The span ClickHouse's DateTime64 holds (1900-01-01 up to the end of 2299, UTC), as epoch ms. */
+export const MIN_EVENT_MS = Date.UTC(1900, 0, 1);
+export const END_EVENT_MS = Date.UTC(2300, 0, 1);
+
 const IsoTimestamp = v.pipe(
   v.string('timestamp must be an ISO 8601 string'),
   v.isoTimestamp('timestamp must be an ISO 8601 date-time with a zone, e.g. 2024-05-01T12:00:00Z'),
   v.check((s) => !Number.isNaN(Date.parse(s)), 'timestamp is not a valid date'),
+  v.check((s) => Date.parse(s) >= MIN_EVENT_MS && Date.parse(s) < END_EVENT_MS, 'timestamp must be between 1900 and 2299'),
 );
 
 const Dimension = (field: string) => v.optional(v.pipe(v.string(`${field} must be a string`), v.maxLength(128, `${field} must be at most 128 characters`)));

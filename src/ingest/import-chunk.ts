@@ -3,7 +3,9 @@ import { memoizeBounded } from './enrich/memo.js';
 import { hashToUInt64 } from './enrich/visitor.js';
 import { firstIssue, ImportLine, parseHttpUrl, type ImportInput } from './event-schema.js';
 import { acceptImportLine } from './import-fast.js';
-import { RowBuffer } from './insert.js';
+import { RowBuffer, TABLE_COLUMNS } from './insert.js';
+import { RowBinaryWriter, rowBinaryEncoder } from './rowbinary.js';
+import { rowBinaryColumnTypes, type ClickHouseClient } from '../adapters/clickhouse.js';
 import { eventRow } from './pipeline.js';
 import type { Project } from '../projects/store.js';
 
@@ -60,9 +62,31 @@ export function parseImportLine(text: string, parseUrl?: (text: string) => URL |
   return parsed.success ? { line: parsed.output, url: new URL(parsed.output.url), at: Date.parse(parsed.output.timestamp) } : firstIssue(parsed.issues);
 }
 
+/** Writes one import row (without `project_id`, `ts` in epoch ms) as RowBinary. */
+export type RowEncoder = (w: RowBinaryWriter, row: Record<string, unknown>) => void;
+
+/**
+ * The RowBinary encoder of import rows for a client that takes them (rowBinaryColumnTypes), built
+ * from the `events` table's own column types; undefined for other clients, which get JSON rows.
+ */
+export async function importRowEncoder(ch: ClickHouseClient): Promise<RowEncoder | undefined> {
+  const typesOf = rowBinaryColumnTypes(ch);
+  if (!typesOf) return undefined;
+  const types = await typesOf('events');
+  return rowBinaryEncoder(
+    TABLE_COLUMNS.events
+      .filter((name) => name !== 'project_id')
+      .map((name) => {
+        const type = types.get(name);
+        if (!type) throw new Error(`events has no column ${name}`);
+        return { name, type };
+      }),
+  );
+}
+
 /** Some lines of an import, parsed: the good ones as encoded rows, and what was refused. */
 export interface ParsedChunk {
-  /** JSONEachRow lines of the good rows, in line order, without `project_id` (the insert supplies it). */
+  /** The good rows, in line order, without `project_id` (the insert supplies it): JSONEachRow lines or RowBinary. */
   bytes: Uint8Array;
   /** Byte offset in `bytes` where each row ends (so a block can end at an exact row count). */
   ends: Uint32Array;
@@ -78,10 +102,15 @@ export interface ParsedChunk {
  * them.
  */
 /** Parses `lines` of an import, the first of them being line `firstLine` (1-based). */
-export function createChunkParser(project: Pick<Project, 'id' | 'domain'>): (lines: readonly string[], firstLine: number) => ParsedChunk {
+export function createChunkParser(
+  project: Pick<Project, 'id' | 'domain'>,
+  /** Rows as RowBinary with this encoder (see importRowEncoder); JSONEachRow lines without one. */
+  encodeRow?: RowEncoder,
+): (lines: readonly string[], firstLine: number) => ParsedChunk {
   const urls = memoizeBounded(parseHttpUrl, 10_000);
   return (lines, firstLine) => {
-    const rows = new RowBuffer(Math.max(4096, lines.length * 512));
+    const bytesPerRow = encodeRow ? 256 : 512;
+    const rows = encodeRow ? new RowBinaryWriter(Math.max(4096, lines.length * bytesPerRow)) : new RowBuffer(Math.max(4096, lines.length * bytesPerRow));
     const ends = new Uint32Array(lines.length);
     const errors: ParsedChunk['errors'] = [];
     let rejected = 0;
@@ -99,7 +128,10 @@ export function createChunkParser(project: Pick<Project, 'id' | 'domain'>): (lin
       const row = importRow(project, parsed.line, parsed.url, parsed.at);
       // Every row of an import has the same project: the insert adds it as a constant column.
       row.project_id = undefined;
-      rows.append(row);
+      if (encodeRow) {
+        row.ts = parsed.at;
+        encodeRow(rows as RowBinaryWriter, row);
+      } else (rows as RowBuffer).append(row);
       ends[rows.rows - 1] = rows.byteLength;
     }
     return { bytes: rows.bytes(), ends: ends.subarray(0, rows.rows), rejected, errors };

@@ -1,4 +1,4 @@
-import { EVENT_KINDS, isCurrency, MAX_NAME, MAX_PATH, MAX_PROPS, parseHttpUrl, pathOf, type ImportInput } from './event-schema.js';
+import { END_EVENT_MS, EVENT_KINDS, isCurrency, MAX_NAME, MAX_PATH, MAX_PROPS, MIN_EVENT_MS, parseHttpUrl, pathOf, type ImportInput } from './event-schema.js';
 
 /**
  * A hand-written acceptor for the common shape of an import line, ~10× cheaper than running the
@@ -38,7 +38,7 @@ export function acceptImportLine(json: unknown, parseUrl: (text: string) => URL 
   const { timestamp, kind, url, name, amountCents, currency, durationMs } = o;
   if (typeof timestamp !== 'string' || !UTC_TIMESTAMP.test(timestamp)) return null;
   const at = Date.parse(timestamp);
-  if (Number.isNaN(at)) return null;
+  if (!(at >= MIN_EVENT_MS && at < END_EVENT_MS)) return null;
   if (typeof kind !== 'string' || !KINDS.has(kind)) return null;
   if (!idString(o.visitorId) || !idString(o.sessionId)) return null;
   if (typeof url !== 'string' || url.length > 4096) return null;

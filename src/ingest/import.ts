@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
-import { createChunkParser, type ParsedChunk } from './import-chunk.js';
+import { createChunkParser, importRowEncoder, type ParsedChunk } from './import-chunk.js';
 import { insertLines, RowBuffer } from './insert.js';
 import type { Project } from '../projects/store.js';
 
@@ -61,7 +61,9 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   const batchRows = opts.batchRows ?? IMPORT_BATCH_ROWS;
   const tokenBase = opts.batchId ? `import:${opts.project.id}:${opts.batchId}` : `import:${randomUUID()}`;
   const result: ImportResult = { imported: 0, rejected: 0, errors: [] };
-  const parseChunk = createChunkParser(opts.project);
+  const encodeRow = await importRowEncoder(ch);
+  const format = encodeRow ? 'RowBinary' : 'JSONEachRow';
+  const parseChunk = createChunkParser(opts.project, encodeRow);
   let block = new RowBuffer(16 << 20);
   let blockIndex = 0;
   const inFlight: Promise<void>[] = [];
@@ -74,7 +76,7 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
     blockRows = Math.min(batchRows, blockRows * 2);
     const token = `${tokenBase}:${blockIndex++}`;
     if (inFlight.length >= MAX_INSERTS_IN_FLIGHT) await inFlight.shift();
-    const insert = insertWithRetry(ch, rows, token, opts.project.id);
+    const insert = insertWithRetry(ch, rows, token, opts.project.id, format);
     // Surface a failure at the next wait rather than as an unhandled rejection.
     insert.catch(() => {});
     inFlight.push(insert);
@@ -108,11 +110,11 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   return result;
 }
 
-async function insertWithRetry(ch: ClickHouseClient, rows: Uint8Array, token: string, projectId: string): Promise<void> {
+async function insertWithRetry(ch: ClickHouseClient, rows: Uint8Array, token: string, projectId: string, format: 'JSONEachRow' | 'RowBinary'): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       // The rows leave out project_id (see createChunkParser); the insert supplies it.
-      await insertLines(ch, 'events', rows, { token, dateFormat: 'basic', parallelViews: true, constants: { project_id: projectId } });
+      await insertLines(ch, 'events', rows, { token, format, dateFormat: 'basic', parallelViews: true, constants: { project_id: projectId } });
       return;
     } catch (err) {
       if (attempt >= 3) throw err;

@@ -79,6 +79,8 @@ export interface InsertOptions {
   parallelViews?: boolean;
   /** Column values every row shares, left out of the encoded rows (see EncodedRows). */
   constants?: Readonly<Record<string, string>>;
+  /** How `body` is encoded: JSONEachRow lines (default), or RowBinary where rowBinaryColumnTypes allows it. */
+  format?: 'JSONEachRow' | 'RowBinary';
 }
 
 /**
@@ -92,7 +94,8 @@ export async function insertLines(ch: ClickHouseClient, table: IngestTable, body
     table,
     values: new EncodedRows(body, opts.constants) as never,
     columns: [...TABLE_COLUMNS[table]] as [string, ...string[]],
-    format: 'JSONEachRow',
+    // RowBinary is not among the client's DataFormat names; the Node adapters take it (see EncodedRows).
+    format: (opts.format ?? 'JSONEachRow') as 'JSONEachRow',
     clickhouse_settings: {
       insert_deduplicate: 1,
       deduplicate_blocks_in_dependent_materialized_views: 1,

@@ -24,7 +24,7 @@ const anyValue = fc.oneof(
   fc.constant(undefined),
   fc.constant(null),
   fc.constantFrom('', 'x', 'pageview', 'leave', 'custom', 'transaction', 'vitals', 'click', 'EUR', 'usd', 'XYZ', 'DE', 'de', 'D', 'https://example.com/', 'data:text/plain,x', 'javascript:alert(1)', '/rel', `https://e.com/${'p'.repeat(2048)}`, `https://e.com/${'p'.repeat(2047)}`, 'n'.repeat(120), 'n'.repeat(121), 'i'.repeat(128), 'i'.repeat(129)),
-  fc.constantFrom('2024-05-01T12:00:00Z', '2024-05-01 12:00:00Z', '2024-05-01T12:00:00+02:00', '2024-13-01T12:00:00Z', '2024-02-31T12:00:00Z', '2024-05-01T24:00:00Z', '2024-05-01', 'yesterday'),
+  fc.constantFrom('2024-05-01T12:00:00Z', '1899-12-31T23:59:59.999Z', '1900-01-01T00:00:00Z', '2299-12-31T23:59:59.999Z', '2300-01-01T00:00:00Z', '2024-05-01 12:00:00Z', '2024-05-01T12:00:00+02:00', '2024-13-01T12:00:00Z', '2024-02-31T12:00:00Z', '2024-05-01T24:00:00Z', '2024-05-01', 'yesterday'),
   fc.constantFrom(0, -1, 1.5, 100, 2 ** 53, 4_294_967_295, 4_294_967_296, Number.NaN, Number.POSITIVE_INFINITY),
   fc.boolean(),
   fc.constantFrom({}, { a: 1 }, { a: { b: 1 } }, { a: [1] }, Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`k${i}`, i])), { ['k'.repeat(121)]: 1 }, { lcp: 1 }, { lcp: -1 }),

@@ -1,0 +1,128 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowBinaryColumnTypes } from '../../src/adapters/clickhouse.js';
+import { createChunkParser, importRowEncoder } from '../../src/ingest/import-chunk.js';
+import { importNdjson } from '../../src/ingest/import.js';
+import { insertLines } from '../../src/ingest/insert.js';
+import { RowBinaryWriter, rowBinaryEncoder, writerFor } from '../../src/ingest/rowbinary.js';
+import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(closeHarness);
+
+const base = {
+  timestamp: '2024-05-01T12:30:00.123Z',
+  kind: 'pageview',
+  visitorId: 'v1',
+  sessionId: 's1',
+  url: 'https://example.com/a',
+};
+
+// Lines that reach every column and every writer branch: non-ASCII and 128+ character strings,
+// props, all vitals (0 included), negative amounts, the last millisecond DateTime64 holds. (Times
+// older than the retention are dropped by the table's TTL on either path, so none are used.)
+const fixed = [
+  base,
+  { ...base, url: 'https://example.com/caf%C3%A9?utm_source=news&utm_medium=mail&utm_campaign=launch&utm_term=t&utm_content=c#x', referrer: 'https://www.google.com/search?q=ü' },
+  { ...base, kind: 'leave', durationMs: 1500.6, countryCode: 'DE', region: 'Baden-Württemberg', city: 'Tübingen', browser: 'Firefox', os: 'Linux', device: 'Desktop' },
+  { ...base, kind: 'custom', name: 'Signup 🚀', props: { plan: 'pro', seats: 3, trial: true, note: 'ü'.repeat(200) } },
+  { ...base, kind: 'transaction', name: 'Refund', amountCents: -1999, currency: 'EUR' },
+  { ...base, kind: 'vitals', vitals: { lcp: 2500.5, inp: 0, cls: 0.05, fcp: 0.1, ttfb: 120 } },
+  { ...base, kind: 'vitals', vitals: { lcp: 1200 } },
+  { ...base, timestamp: '2025-12-31T23:59:59.999Z', visitorId: 'x'.repeat(128), sessionId: 'ß' },
+  { ...base, timestamp: '2299-12-31T23:59:59.999Z', url: `https://example.com/${'p'.repeat(300)}` },
+];
+
+const text = fc.string({ unit: 'grapheme', maxLength: 140 });
+const generated = fc.record(
+  {
+    kind: fc.constantFrom('pageview', 'leave', 'custom'),
+    visitorId: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+    region: text,
+    city: text,
+    browser: text,
+    name: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }),
+    props: fc.dictionary(fc.string({ minLength: 1, maxLength: 20 }), fc.oneof(text, fc.integer(), fc.boolean()), { maxKeys: 5 }),
+    durationMs: fc.nat({ max: 4_294_967_295 }),
+    // Two years: the table is partitioned by month, and one insert may touch at most 100 partitions.
+    ms: fc.integer({ min: Date.now() - 700 * 86_400_000, max: Date.now() + 30 * 86_400_000 }),
+  },
+  { requiredKeys: ['kind', 'visitorId', 'ms', 'name'] },
+);
+
+/** Every stored column of a project's rows, sorted, without the project id. */
+async function storedRows(projectId: string): Promise<string[]> {
+  const rs = await h.deps.clickhouse.query({
+    query: 'SELECT * EXCEPT (project_id) FROM events WHERE project_id = {p:String}',
+    query_params: { p: projectId },
+    format: 'JSONEachRow',
+  });
+  return (await rs.json<Record<string, unknown>>()).map((r) => JSON.stringify(r)).sort();
+}
+
+describe('RowBinary import rows', () => {
+  it('is what the embedded engine is offered, built from the events table’s own column types', async () => {
+    expect(rowBinaryColumnTypes(h.deps.clickhouse)).toBeTypeOf('function');
+    expect(await importRowEncoder(h.deps.clickhouse)).toBeTypeOf('function');
+  });
+
+  it('stores exactly what the same lines store as JSONEachRow, in every column', async () => {
+    const extra = fc.sample(generated, { numRuns: 300, seed: 42 }).map((g) => ({
+      ...base,
+      ...g,
+      sessionId: `${g.visitorId}-s`,
+      timestamp: new Date(g.ms).toISOString(),
+      name: g.kind === 'custom' ? g.name : undefined,
+      props: g.kind === 'custom' ? g.props : undefined,
+      durationMs: g.kind === 'leave' ? g.durationMs : undefined,
+    }));
+    const lines = [...fixed, ...extra].map((l) => JSON.stringify(l));
+    const project = { id: unique('prj'), domain: 'example.com' };
+    const encodeRow = await importRowEncoder(h.deps.clickhouse);
+    const binary = createChunkParser(project, encodeRow)(lines, 1);
+    const json = createChunkParser(project)(lines, 1);
+    expect(binary.errors).toEqual([]);
+    expect(json.errors).toEqual([]);
+
+    const [a, b] = [unique('prj-bin'), unique('prj-json')];
+    await insertLines(h.deps.clickhouse, 'events', binary.bytes, { token: unique('t'), format: 'RowBinary', dateFormat: 'basic', constants: { project_id: a } });
+    await insertLines(h.deps.clickhouse, 'events', json.bytes, { token: unique('t'), dateFormat: 'basic', constants: { project_id: b } });
+    const [fromBinary, fromJson] = [await storedRows(a), await storedRows(b)];
+    expect(fromBinary.length).toBe(lines.length);
+    expect(fromBinary).toEqual(fromJson);
+  });
+
+  it('goes through a whole import, deduplicated when sent again with the same batch id', async () => {
+    const project = { id: unique('prj'), domain: 'example.com' };
+    const body = fixed.map((l) => JSON.stringify(l)).join('\n');
+    const send = () => importNdjson(h.deps.clickhouse, new Response(body).body!, { project, batchId: 'same' });
+    expect(await send()).toEqual({ imported: fixed.length, rejected: 0, errors: [] });
+    await send();
+    expect((await storedRows(project.id)).length).toBe(fixed.length);
+  });
+
+  it('refuses a ClickHouse type it has no writer for, and an enum value outside the enum', () => {
+    expect(() => writerFor('Decimal(10, 2)')).toThrow(/no RowBinary writer for ClickHouse type Decimal\(10, 2\)/);
+    const encode = rowBinaryEncoder([{ name: 'kind', type: "Enum8('pageview' = 1, 'leave' = 2)" }]);
+    expect(() => encode(new RowBinaryWriter(16), { kind: 'click' })).toThrow(/click is not a member/);
+  });
+
+  it('writes strings as varint length and UTF-8 bytes, and integers little-endian', () => {
+    const w = new RowBinaryWriter(4);
+    w.string('ab');
+    w.string('é');
+    w.string('x'.repeat(130));
+    w.int64(-2);
+    w.uint64('18446744073709551615');
+    const bytes = Buffer.from(w.bytes());
+    expect([...bytes.subarray(0, 3)]).toEqual([2, 0x61, 0x62]);
+    expect([...bytes.subarray(3, 6)]).toEqual([2, 0xc3, 0xa9]);
+    // 130 = 0x82 → varint 0x82 0x01.
+    expect([...bytes.subarray(6, 8)]).toEqual([0x82, 0x01]);
+    expect(bytes.readBigInt64LE(138)).toBe(-2n);
+    expect(bytes.readBigUInt64LE(146)).toBe(2n ** 64n - 1n);
+  });
+});
