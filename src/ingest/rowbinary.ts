@@ -88,10 +88,24 @@ export class RowBinaryWriter {
     this.size += 8;
   }
 
-  /** A UInt64 given as a decimal string (how 64-bit ids travel in JS). */
+  /**
+   * A UInt64 given as a decimal string (how 64-bit ids travel in JS). Split into two 32-bit words
+   * with exact double arithmetic: a BigInt per id was ~6% of an import's JavaScript time.
+   */
   uint64(decimal: string): void {
     this.reserve(8);
-    this.buf.writeBigUInt64LE(BigInt(decimal), this.size);
+    if (decimal.length > 20 || !/^\d+$/.test(decimal)) throw new Error(`not a UInt64: ${decimal}`);
+    // value = a·10⁹ + b, a < 1.9·10¹⁰ < 2³⁵; a = ah·2²⁰ + al, so a·10⁹ = x·2²⁰ + y with x = ah·10⁹ < 2⁴⁵, y = al·10⁹ < 2⁵⁰.
+    const a = decimal.length > 9 ? Number(decimal.slice(0, -9)) : 0;
+    const b = Number(decimal.length > 9 ? decimal.slice(-9) : decimal);
+    const al = a % 1048576;
+    const x = ((a - al) / 1048576) * 1e9;
+    const y = al * 1e9;
+    const low = (x % 4096) * 1048576 + (y % 4294967296) + b;
+    const hi = Math.floor(x / 4096) + Math.floor(y / 4294967296) + Math.floor(low / 4294967296);
+    if (hi > 0xffffffff) throw new Error(`not a UInt64: ${decimal}`);
+    this.buf.writeUInt32LE(low % 4294967296, this.size);
+    this.buf.writeUInt32LE(hi, this.size + 4);
     this.size += 8;
   }
 

@@ -104,6 +104,17 @@ describe('RowBinary import rows', () => {
     expect((await storedRows(project.id)).length).toBe(fixed.length);
   });
 
+  it('writes any UInt64 decimal exactly, and refuses what is not one', () => {
+    const values = ['0', '1', '999999999', '1000000000', '4294967295', '4294967296', '9007199254740993', '18446744073709551615'];
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (n) => void values.push(n.toString())), { numRuns: 2000 });
+    for (const decimal of values) {
+      const w = new RowBinaryWriter(8);
+      w.uint64(decimal);
+      expect(Buffer.from(w.bytes()).readBigUInt64LE(0)).toBe(BigInt(decimal));
+    }
+    for (const bad of ['18446744073709551616', '-1', '1e5', '', '123456789012345678901']) expect(() => new RowBinaryWriter(8).uint64(bad), bad).toThrow(/not a UInt64/);
+  });
+
   it('refuses a ClickHouse type it has no writer for, and an enum value outside the enum', () => {
     expect(() => writerFor('Decimal(10, 2)')).toThrow(/no RowBinary writer for ClickHouse type Decimal\(10, 2\)/);
     const encode = rowBinaryEncoder([{ name: 'kind', type: "Enum8('pageview' = 1, 'leave' = 2)" }]);
