@@ -42,6 +42,13 @@ describe('Worker in workerd', () => {
     expect(await (await call('GET', projectPath(), { token: user.readKey })).json()).toMatchObject({ name: 'Edge 2' });
   });
 
+  it('imports NDJSON through the ClickHouse HTTP interface', async () => {
+    const lines = [0, 1, 2].map((i) => JSON.stringify({ timestamp: new Date(Date.now() - i * 60_000).toISOString(), kind: 'pageview', visitorId: `v${i}`, sessionId: `s${i}`, url: `https://${domain}/imported` }));
+    const res = await call('POST', `${projectPath()}/import`, { token: user.writeKey, body: `${lines.join('\n')}\nnot json\n`, headers: { 'Content-Type': 'application/x-ndjson' } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toEqual({ imported: 3, rejected: 1, errors: [{ line: 4, error: 'line is not valid JSON' }] });
+  });
+
   it('ingests /api/event through the queue into ClickHouse, with geo from request.cf', async () => {
     const cf = { country: 'DE', region: 'Berlin', city: 'Berlin', asn: 3320, verifiedBotCategory: '' };
     for (const path of ['/edge', '/edge', '/other']) {
