@@ -1,4 +1,5 @@
 import { EncodedRows, type ClickHouseClient } from '../adapters/clickhouse.js';
+import { ByteRows } from './byte-rows.js';
 
 /** Columns of each ingest table that rows may set (a row leaves out those at their default). */
 export const TABLE_COLUMNS = {
@@ -21,20 +22,8 @@ export function rowLine(row: Record<string, unknown>): string {
   return `${JSON.stringify(row)}\n`;
 }
 
-/**
- * JSONEachRow lines gathered as UTF-8 bytes outside the JS heap. A bulk import holds hundreds of
- * thousands of encoded rows per block: as strings they outlive young-generation collections and
- * are copied into the old one, then joined and copied again into bytes.
- */
-export class RowBuffer {
-  private buf: Buffer;
-  private size = 0;
-  rows = 0;
-
-  constructor(initialBytes = 1 << 20) {
-    this.buf = Buffer.allocUnsafe(initialBytes);
-  }
-
+/** JSONEachRow lines gathered as UTF-8 bytes outside the JS heap (see ByteRows). */
+export class RowBuffer extends ByteRows {
   append(row: Record<string, unknown>): void {
     const json = JSON.stringify(row);
     // UTF-8 takes at most 3 bytes per UTF-16 unit, plus the newline.
@@ -42,31 +31,6 @@ export class RowBuffer {
     this.size += this.buf.write(json, this.size);
     this.buf[this.size++] = 0x0a;
     this.rows++;
-  }
-
-  private reserve(bytes: number): void {
-    if (this.size + bytes <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + bytes));
-    this.buf.copy(grown, 0, 0, this.size);
-    this.buf = grown;
-  }
-
-  /** Adds lines already encoded (whole rows, each ending in a newline). */
-  appendEncoded(bytes: Uint8Array, rows: number): void {
-    this.reserve(bytes.byteLength);
-    this.buf.set(bytes, this.size);
-    this.size += bytes.byteLength;
-    this.rows += rows;
-  }
-
-  /** Bytes written so far. */
-  get byteLength(): number {
-    return this.size;
-  }
-
-  /** The lines so far (a view, valid until the next append). */
-  bytes(): Uint8Array {
-    return this.buf.subarray(0, this.size);
   }
 }
 

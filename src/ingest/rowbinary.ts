@@ -4,25 +4,10 @@
  * writing it costs less than JSON.stringify. Encoders are built from the table's own column
  * types, so the bytes follow the schema the migrations made rather than a copy of it.
  */
+import { ByteRows } from './byte-rows.js';
 
-/** A growable byte buffer of RowBinary rows; `rows`, `byteLength` and `bytes()` as RowBuffer's. */
-export class RowBinaryWriter {
-  private buf: Buffer;
-  private size = 0;
-  rows = 0;
-
-  constructor(initialBytes = 1 << 20) {
-    this.buf = Buffer.allocUnsafe(initialBytes);
-  }
-
-  /** Makes room for `bytes` more. */
-  reserve(bytes: number): void {
-    if (this.size + bytes <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + bytes));
-    this.buf.copy(grown, 0, 0, this.size);
-    this.buf = grown;
-  }
-
+/** RowBinary rows gathered as bytes (see ByteRows); each value is written by its type's method. */
+export class RowBinaryWriter extends ByteRows {
   varUInt(n: number): void {
     this.reserve(10);
     while (n >= 0x80) {
@@ -118,15 +103,6 @@ export class RowBinaryWriter {
   /** Ends a row (counts it). */
   endRow(): void {
     this.rows++;
-  }
-
-  get byteLength(): number {
-    return this.size;
-  }
-
-  /** The rows so far (a view, valid until the next write). */
-  bytes(): Uint8Array {
-    return this.buf.subarray(0, this.size);
   }
 }
 
