@@ -43,6 +43,8 @@ export const ConfigSchema = v.object({
   INGEST_IP_PER_MIN: intFrom('INGEST_IP_PER_MIN', 6000),
   INGEST_PROJECT_PER_SEC: intFrom('INGEST_PROJECT_PER_SEC', 20000),
   RETENTION_DAYS: intFrom('RETENTION_DAYS', 1095),
+  /** Worker threads that parse imports on Node; 0 parses in the request thread. */
+  IMPORT_WORKERS: intFrom('IMPORT_WORKERS', 1, 0),
   /**
    * Longest an accepted event waits in the Node buffer, in ms. Each insert pays a fixed cost per
    * rollup view, so in the ingest benchmark 5 s batches cost a third of the engine CPU per event of 1 s ones.

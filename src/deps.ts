@@ -16,6 +16,8 @@ export interface Deps {
   geo?: import('./ingest/geo.js').GeoLookup;
   /** Optional: DNS for reverse-DNS crawler verification (Node: node:dns). Workers rely on `request.cf`. */
   dns?: import('./ingest/enrich/bot-rdns.js').DnsResolver;
+  /** Optional: parses imports off the request thread (Node: worker threads). Without it the request thread parses. */
+  importParsers?: import('./ingest/import-pool.js').ImportParserPool;
   /** Where scheduled exports are written: R2 on Workers, DATA_DIR/exports on Node. */
   exportStore?: ExportStore;
 }

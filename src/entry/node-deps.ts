@@ -19,7 +19,7 @@ export interface NodeRuntime {
  */
 export async function buildNodeRuntime(
   config: Config,
-  opts: { clock?: Clock; makeSink: (deps: Omit<Deps, 'sink'>) => EventSink; geo?: Deps['geo']; dns?: Deps['dns'] },
+  opts: { clock?: Clock; makeSink: (deps: Omit<Deps, 'sink'>) => EventSink; geo?: Deps['geo']; dns?: Deps['dns']; importParsers?: Deps['importParsers'] },
 ): Promise<NodeRuntime> {
   let redis: Deps['redis'];
   let closeRedis = async () => {};
@@ -38,12 +38,13 @@ export async function buildNodeRuntime(
     dataDir: config.DATA_DIR,
   });
   await migrate(clickhouse, { retentionDays: config.RETENTION_DAYS });
-  const base = { config, redis, clickhouse, clock: opts.clock ?? systemClock, geo: opts.geo, dns: opts.dns };
+  const base = { config, redis, clickhouse, clock: opts.clock ?? systemClock, geo: opts.geo, dns: opts.dns, importParsers: opts.importParsers };
   const sink = opts.makeSink(base);
   return {
     deps: { ...base, sink },
     async close() {
       await sink.close();
+      await opts.importParsers?.close();
       await closeRedis();
       await clickhouse.close();
     },

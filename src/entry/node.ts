@@ -2,6 +2,7 @@ import { serve } from '@hono/node-server';
 import { createApp } from '../app.js';
 import { ConfigError, parseConfig } from '../config.js';
 import { createBatcher } from '../ingest/batcher.js';
+import { createImportWorkerPool } from '../ingest/import-pool.js';
 import { fileJournal } from '../ingest/journal.js';
 import { defaultGeoDatabasePath, openMaxmindGeo } from '../ingest/enrich/geo-maxmind.js';
 import { ensureLocalRedis } from './local-redis.js';
@@ -32,7 +33,9 @@ async function main() {
   // Events are buffered and inserted in batches; SIGTERM/SIGINT flush the buffer (runtime.close).
   // Acknowledged rows stay in DATA_DIR/ingest-journal until ClickHouse has them (crash-safe).
   const journal = fileJournal(join(config.DATA_DIR, 'ingest-journal'));
-  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, flushIntervalMs: config.INGEST_FLUSH_MS }), geo, dns });
+  // Imports are parsed in worker threads, so the request thread only reads bodies and feeds the engine.
+  const importParsers = config.IMPORT_WORKERS > 0 ? createImportWorkerPool(config.IMPORT_WORKERS) : undefined;
+  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, flushIntervalMs: config.INGEST_FLUSH_MS }), geo, dns, importParsers });
   // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
   const app = createApp(deps);

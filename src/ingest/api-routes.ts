@@ -101,7 +101,8 @@ export function ingestApiRoutes() {
       const body = c.req.raw.body;
       if (!body) return c.json({ imported: 0, rejected: 0, errors: [] });
       try {
-        return c.json(await importNdjson(c.get('services').deps.clickhouse, body, { project, batchId }));
+        const { clickhouse, importParsers } = c.get('services').deps;
+        return c.json(await importNdjson(clickhouse, body, { project, batchId, parsers: importParsers }));
       } catch (err) {
         if (err instanceof ApiError) throw err;
         console.error('[sightline] import failed', err);

@@ -11,13 +11,14 @@ export class ByteRows {
   rows = 0;
 
   constructor(initialBytes = 1 << 20) {
-    this.buf = Buffer.allocUnsafe(initialBytes);
+    // Never from the shared pool: a worker thread hands these buffers over (transfers them).
+    this.buf = Buffer.allocUnsafeSlow(initialBytes);
   }
 
   /** Makes room for `bytes` more. */
   protected reserve(bytes: number): void {
     if (this.size + bytes <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + bytes));
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.size + bytes));
     this.buf.copy(grown, 0, 0, this.size);
     this.buf = grown;
   }

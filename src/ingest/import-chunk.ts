@@ -62,26 +62,28 @@ export function parseImportLine(text: string, parseUrl?: (text: string) => URL |
   return parsed.success ? { line: parsed.output, url: new URL(parsed.output.url), at: Date.parse(parsed.output.timestamp) } : firstIssue(parsed.issues);
 }
 
-/** Writes one import row (without `project_id`, `ts` in epoch ms) as RowBinary. */
-export type RowEncoder = (w: RowBinaryWriter, row: Record<string, unknown>) => void;
+/** A column of the import's RowBinary rows: its name and ClickHouse type. */
+export interface RowColumn {
+  name: string;
+  type: string;
+}
 
 /**
- * The RowBinary encoder of import rows for a client that takes them (rowBinaryColumnTypes), built
- * from the `events` table's own column types; undefined for other clients, which get JSON rows.
+ * The columns of RowBinary import rows (`events` without `project_id`, with the table's own
+ * types) when the client takes them (rowBinaryColumnTypes); undefined for other clients, which
+ * get JSON rows. Plain data, so a worker thread can build the same encoder.
  */
-export async function importRowEncoder(ch: ClickHouseClient): Promise<RowEncoder | undefined> {
+export async function importRowColumns(ch: ClickHouseClient): Promise<RowColumn[] | undefined> {
   const typesOf = rowBinaryColumnTypes(ch);
   if (!typesOf) return undefined;
   const types = await typesOf('events');
-  return rowBinaryEncoder(
-    TABLE_COLUMNS.events
-      .filter((name) => name !== 'project_id')
-      .map((name) => {
-        const type = types.get(name);
-        if (!type) throw new Error(`events has no column ${name}`);
-        return { name, type };
-      }),
-  );
+  return TABLE_COLUMNS.events
+    .filter((name) => name !== 'project_id')
+    .map((name) => {
+      const type = types.get(name);
+      if (!type) throw new Error(`events has no column ${name}`);
+      return { name, type };
+    });
 }
 
 /** Some lines of an import, parsed: the good ones as encoded rows, and what was refused. */
@@ -104,10 +106,11 @@ export interface ParsedChunk {
 /** Parses `lines` of an import, the first of them being line `firstLine` (1-based). */
 export function createChunkParser(
   project: Pick<Project, 'id' | 'domain'>,
-  /** Rows as RowBinary with this encoder (see importRowEncoder); JSONEachRow lines without one. */
-  encodeRow?: RowEncoder,
+  /** Rows as RowBinary of these columns (see importRowColumns); JSONEachRow lines without them. */
+  columns?: readonly RowColumn[],
 ): (lines: readonly string[], firstLine: number) => ParsedChunk {
   const urls = memoizeBounded(parseHttpUrl, 10_000);
+  const encodeRow = columns ? rowBinaryEncoder(columns) : undefined;
   return (lines, firstLine) => {
     const bytesPerRow = encodeRow ? 256 : 512;
     const rows = encodeRow ? new RowBinaryWriter(Math.max(4096, lines.length * bytesPerRow)) : new RowBuffer(Math.max(4096, lines.length * bytesPerRow));
@@ -136,4 +139,22 @@ export function createChunkParser(
     }
     return { bytes: rows.bytes(), ends: ends.subarray(0, rows.rows), rejected, errors };
   };
+}
+
+/** Parsed whole lines of an import: a ParsedChunk whose error lines count from 1, and how many lines it held. */
+export interface ParsedLines extends ParsedChunk {
+  lines: number;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Parses bytes holding whole lines (the last one may lack its newline) with a chunk parser. The
+ * request thread and the import worker threads both parse this way.
+ */
+export function parseLineBytes(parse: ReturnType<typeof createChunkParser>, bytes: Uint8Array): ParsedLines {
+  const lines = decoder.decode(bytes).split('\n');
+  // The text ends with a newline unless it is the body's unterminated last line.
+  if (lines[lines.length - 1] === '') lines.pop();
+  return { ...parse(lines, 1), lines: lines.length };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
-import { createChunkParser, importRowEncoder, type ParsedChunk } from './import-chunk.js';
+import { createChunkParser, importRowColumns, parseLineBytes, type ParsedLines, type RowColumn } from './import-chunk.js';
+import type { ImportParseSession, ImportParserPool } from './import-pool.js';
 import { insertLines, RowBuffer } from './insert.js';
 import type { Project } from '../projects/store.js';
 
@@ -22,48 +23,73 @@ export interface ImportOptions {
   /** Caller's id for this import: with it, sending the same file again stores nothing twice. */
   batchId?: string;
   batchRows?: number;
+  /** Parses lines off the request thread (Node: worker threads); without it this thread parses. */
+  parsers?: ImportParserPool;
 }
 
 /** Resolves after pending I/O callbacks have run (setImmediate on Node, a timer elsewhere). */
 const yieldToEventLoop = (): Promise<void> =>
   new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
+/** Bytes per chunk handed to a parser: large enough that per-chunk costs vanish, small enough to overlap. */
+const CHUNK_BYTES = 1 << 20;
+/** Chunks being parsed at once (ahead of the block being assembled). */
+const MAX_PARSES_IN_FLIGHT = 4;
+
 /**
- * Splits a byte stream into text lines without holding more than one chunk and one partial line.
- * Yields the lines of each chunk together: one await per chunk, not per line.
+ * Cuts a byte stream into chunks of whole lines (about CHUNK_BYTES each; the body's last line may
+ * lack its newline), holding at most one chunk and one partial line. A newline byte never occurs
+ * inside a multi-byte UTF-8 character, so every chunk decodes on its own.
  */
-async function* lineBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<string[]> {
-  const decoder = new TextDecoder();
-  let rest = '';
+async function* wholeLineChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let parts: Uint8Array[] = [];
+  let size = 0;
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    const text = rest + decoder.decode(chunk, { stream: true });
-    const batch: string[] = [];
-    let start = 0;
-    for (let nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {
-      batch.push(text.slice(start, nl));
-      start = nl + 1;
+    parts.push(chunk);
+    size += chunk.byteLength;
+    if (size < CHUNK_BYTES) continue;
+    const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+    const cut = joined.lastIndexOf(0x0a);
+    if (cut === -1) {
+      parts = [joined];
+      continue;
     }
-    rest = text.slice(start);
-    if (batch.length > 0) yield batch;
+    yield joined.subarray(0, cut + 1);
+    const rest = joined.subarray(cut + 1);
+    parts = rest.byteLength > 0 ? [rest] : [];
+    size = rest.byteLength;
   }
-  rest += decoder.decode();
-  if (rest.length > 0) yield [rest];
+  if (size > 0) yield parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+}
+
+/** Parses chunks in the request thread, for runtimes without a parser pool. */
+function inlineSession(project: Pick<Project, 'id' | 'domain'>, columns?: RowColumn[]): ImportParseSession {
+  const parse = createChunkParser(project, columns);
+  return {
+    parse: async (bytes) => {
+      const parsed = parseLineBytes(parse, bytes);
+      // A buffered body keeps the import in microtasks; let the insert's callbacks run between chunks.
+      await yieldToEventLoop();
+      return parsed;
+    },
+    close: () => {},
+  };
 }
 
 /**
  * Streams an NDJSON body into `events`: one JSON object a line, bad lines reported by 1-based
- * number and skipped, good ones inserted in blocks of `batchRows`. Parsing the next block overlaps
- * the insert of the previous one. Every block carries the token `{batchId}:{n}` (random without a
- * batch id), so re-sending an import with the same batch id is deduplicated by ClickHouse in the
- * table and its rollups.
+ * number and skipped, good ones inserted in blocks of `batchRows`. Chunks are parsed ahead (by
+ * `parsers` when given, else in this thread) while earlier blocks are inserted. Every block
+ * carries the token `{batchId}:{n}` (random without a batch id), so re-sending an import with the
+ * same batch id is deduplicated by ClickHouse in the table and its rollups.
  */
 export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Uint8Array>, opts: ImportOptions): Promise<ImportResult> {
   const batchRows = opts.batchRows ?? IMPORT_BATCH_ROWS;
   const tokenBase = opts.batchId ? `import:${opts.project.id}:${opts.batchId}` : `import:${randomUUID()}`;
   const result: ImportResult = { imported: 0, rejected: 0, errors: [] };
-  const encodeRow = await importRowEncoder(ch);
-  const format = encodeRow ? 'RowBinary' : 'JSONEachRow';
-  const parseChunk = createChunkParser(opts.project, encodeRow);
+  const columns = await importRowColumns(ch);
+  const format = columns ? 'RowBinary' : 'JSONEachRow';
+  const session = opts.parsers?.open(opts.project, columns) ?? inlineSession(opts.project, columns);
   let block = new RowBuffer(16 << 20);
   let blockIndex = 0;
   const inFlight: Promise<void>[] = [];
@@ -84,9 +110,11 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
 
   // Blocks end at exact row counts, whatever the chunks: the same file sent again makes the same
   // blocks, so their dedup tokens match however the body was split on the way.
-  const take = async (chunk: ParsedChunk) => {
+  let lineNo = 1;
+  const take = async (chunk: ParsedLines) => {
     result.rejected += chunk.rejected;
-    for (const e of chunk.errors) if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push(e);
+    for (const e of chunk.errors) if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line: e.line + lineNo - 1, error: e.error });
+    lineNo += chunk.lines;
     result.imported += chunk.ends.length;
     let row = 0;
     while (row < chunk.ends.length) {
@@ -98,12 +126,18 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
     }
   };
 
-  let lineNo = 1;
-  for await (const lines of lineBatches(body)) {
-    await take(parseChunk(lines, lineNo));
-    lineNo += lines.length;
-    // A buffered body keeps this loop in microtasks; let the insert's callbacks run between chunks.
-    await yieldToEventLoop();
+  const parsing: Promise<ParsedLines>[] = [];
+  try {
+    for await (const bytes of wholeLineChunks(body)) {
+      const parsed = session.parse(bytes);
+      // Answered in order below; a failure surfaces when its turn comes.
+      parsed.catch(() => {});
+      parsing.push(parsed);
+      if (parsing.length >= MAX_PARSES_IN_FLIGHT) await take(await parsing.shift()!);
+    }
+    while (parsing.length > 0) await take(await parsing.shift()!);
+  } finally {
+    session.close();
   }
   if (block.rows > 0) await send();
   for (const insert of inFlight) await insert;

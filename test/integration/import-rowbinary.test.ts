@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowBinaryColumnTypes } from '../../src/adapters/clickhouse.js';
-import { createChunkParser, importRowEncoder } from '../../src/ingest/import-chunk.js';
+import { createChunkParser, importRowColumns } from '../../src/ingest/import-chunk.js';
 import { importNdjson } from '../../src/ingest/import.js';
+import { createImportWorkerPool } from '../../src/ingest/import-pool.js';
 import { insertLines } from '../../src/ingest/insert.js';
 import { RowBinaryWriter, rowBinaryEncoder, writerFor } from '../../src/ingest/rowbinary.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
@@ -66,7 +67,7 @@ async function storedRows(projectId: string): Promise<string[]> {
 describe('RowBinary import rows', () => {
   it('is what the embedded engine is offered, built from the events table’s own column types', async () => {
     expect(rowBinaryColumnTypes(h.deps.clickhouse)).toBeTypeOf('function');
-    expect(await importRowEncoder(h.deps.clickhouse)).toBeTypeOf('function');
+    expect((await importRowColumns(h.deps.clickhouse))?.map((c) => c.name)).toContain('visitor_id');
   });
 
   it('stores exactly what the same lines store as JSONEachRow, in every column', async () => {
@@ -81,8 +82,7 @@ describe('RowBinary import rows', () => {
     }));
     const lines = [...fixed, ...extra].map((l) => JSON.stringify(l));
     const project = { id: unique('prj'), domain: 'example.com' };
-    const encodeRow = await importRowEncoder(h.deps.clickhouse);
-    const binary = createChunkParser(project, encodeRow)(lines, 1);
+    const binary = createChunkParser(project, await importRowColumns(h.deps.clickhouse))(lines, 1);
     const json = createChunkParser(project)(lines, 1);
     expect(binary.errors).toEqual([]);
     expect(json.errors).toEqual([]);
@@ -135,5 +135,30 @@ describe('RowBinary import rows', () => {
     expect([...bytes.subarray(6, 8)]).toEqual([0x82, 0x01]);
     expect(bytes.readBigInt64LE(138)).toBe(-2n);
     expect(bytes.readBigUInt64LE(146)).toBe(2n ** 64n - 1n);
+  });
+});
+
+describe('import parsed in worker threads', () => {
+  it('answers and stores what the request thread does, error line numbers included, over many chunks', async () => {
+    const pool = createImportWorkerPool(2);
+    try {
+      // ~3 MB: several 1 MB chunks, so chunks alternate between the two workers and must come back in order.
+      const lines: string[] = [];
+      for (let i = 0; i < 12_000; i++) {
+        if (i % 997 === 5) lines.push(i % 2 ? '{"broken":' : JSON.stringify({ ...base, kind: 'click' }));
+        else lines.push(JSON.stringify({ ...base, visitorId: `v${i % 300}`, sessionId: `s${i}`, url: `https://example.com/p${i % 40}?q=${'x'.repeat(i % 200)}`, city: i % 3 ? 'Zürich' : undefined }));
+      }
+      const body = `${lines.join('\n')}\n\n`;
+      const [inThread, inWorkers] = [{ id: unique('prj-inline'), domain: 'example.com' }, { id: unique('prj-workers'), domain: 'example.com' }];
+      const inline = await importNdjson(h.deps.clickhouse, new Response(body).body!, { project: inThread });
+      const pooled = await importNdjson(h.deps.clickhouse, new Response(body).body!, { project: inWorkers, parsers: pool });
+      expect(pooled).toEqual(inline);
+      expect(pooled.rejected).toBe(13);
+      expect(pooled.errors[0]).toEqual({ line: 6, error: 'line is not valid JSON' });
+      expect(pooled.errors.map((e) => e.line)).toEqual(lines.flatMap((l, i) => (l.includes('"broken"') || l.includes('"click"') ? [i + 1] : [])));
+      expect(await storedRows(inWorkers.id)).toEqual(await storedRows(inThread.id));
+    } finally {
+      await pool.close();
+    }
   });
 });

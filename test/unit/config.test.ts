@@ -16,6 +16,7 @@ describe('parseConfig', () => {
       RATE_LIMIT_EXPORT_PER_MIN: 10,
       RATE_LIMIT_WINDOW_SEC: 60,
       INGEST_FLUSH_MS: 5000,
+      IMPORT_WORKERS: 1,
     });
   });
 
@@ -39,6 +40,7 @@ describe('parseConfig', () => {
     ['REDIS_URL', 'http://x'],
     ['RETENTION_DAYS', '0'],
     ['INGEST_FLUSH_MS', '5'],
+    ['IMPORT_WORKERS', '-1'],
     ['RATE_LIMIT_API_PER_MIN', '1.5'],
     ['PUBLIC_URL', 'not a url'],
     ['CLICKHOUSE_DATABASE', 'drop table;'],
