@@ -7,6 +7,7 @@ import { fileJournal } from '../ingest/journal.js';
 import { defaultGeoDatabasePath, openMaxmindGeo } from '../ingest/enrich/geo-maxmind.js';
 import { ensureLocalRedis } from './local-redis.js';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { Resolver } from 'node:dns/promises';
 import { nodeExportStore } from '../jobs/node-export-store.js';
 import { startScheduler } from '../jobs/node-scheduler.js';
@@ -34,7 +35,8 @@ async function main() {
   // Acknowledged rows stay in DATA_DIR/ingest-journal until ClickHouse has them (crash-safe).
   const journal = fileJournal(join(config.DATA_DIR, 'ingest-journal'));
   // Imports are parsed in worker threads, so the request thread only reads bodies and feeds the engine.
-  const importParsers = config.IMPORT_WORKERS > 0 ? createImportWorkerPool(config.IMPORT_WORKERS) : undefined;
+  const importWorkers = config.IMPORT_WORKERS ?? Math.min(4, Math.max(0, availableParallelism() - 2));
+  const importParsers = importWorkers > 0 ? createImportWorkerPool(importWorkers) : undefined;
   const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, flushIntervalMs: config.INGEST_FLUSH_MS }), geo, dns, importParsers });
   // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };

@@ -16,8 +16,14 @@ describe('parseConfig', () => {
       RATE_LIMIT_EXPORT_PER_MIN: 10,
       RATE_LIMIT_WINDOW_SEC: 60,
       INGEST_FLUSH_MS: 5000,
-      IMPORT_WORKERS: 1,
     });
+  });
+
+  it('leaves IMPORT_WORKERS to the entry point unless given', () => {
+    expect(parseConfig({}).IMPORT_WORKERS).toBeUndefined();
+    expect(parseConfig({ IMPORT_WORKERS: '' }).IMPORT_WORKERS).toBeUndefined();
+    expect(parseConfig({ IMPORT_WORKERS: '0' }).IMPORT_WORKERS).toBe(0);
+    expect(parseConfig({ IMPORT_WORKERS: ' 3 ' }).IMPORT_WORKERS).toBe(3);
   });
 
   it('takes DNS_SERVERS as a list of IP[:port] and refuses anything else', () => {
