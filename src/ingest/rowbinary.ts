@@ -74,22 +74,26 @@ export class RowBinaryWriter extends ByteRows {
   }
 
   /**
-   * A UInt64 given as a decimal string (how 64-bit ids travel in JS). Split into two 32-bit words
-   * with exact double arithmetic: a BigInt per id was ~6% of an import's JavaScript time.
+   * A UInt64 given as a decimal string (how 64-bit ids travel in JS), read digit by digit into two
+   * 32-bit words with exact double arithmetic: a BigInt per id was ~6% of an import's JS time.
    */
   uint64(decimal: string): void {
+    const n = decimal.length;
+    let hi = 0;
+    let lo = 0;
+    for (let i = 0; i < n; i++) {
+      const digit = decimal.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) throw new Error(`not a UInt64: ${decimal}`);
+      // lo < 2³², so lo·10 + 9 < 2³⁶ and hi·10 + carry < 2³⁶: every step is exact.
+      lo = lo * 10 + digit;
+      const carry = Math.floor(lo / 4294967296);
+      lo -= carry * 4294967296;
+      hi = hi * 10 + carry;
+      if (hi > 0xffffffff) throw new Error(`not a UInt64: ${decimal}`);
+    }
+    if (n === 0) throw new Error('not a UInt64: (empty)');
     this.reserve(8);
-    if (decimal.length > 20 || !/^\d+$/.test(decimal)) throw new Error(`not a UInt64: ${decimal}`);
-    // value = a·10⁹ + b, a < 1.9·10¹⁰ < 2³⁵; a = ah·2²⁰ + al, so a·10⁹ = x·2²⁰ + y with x = ah·10⁹ < 2⁴⁵, y = al·10⁹ < 2⁵⁰.
-    const a = decimal.length > 9 ? Number(decimal.slice(0, -9)) : 0;
-    const b = Number(decimal.length > 9 ? decimal.slice(-9) : decimal);
-    const al = a % 1048576;
-    const x = ((a - al) / 1048576) * 1e9;
-    const y = al * 1e9;
-    const low = (x % 4096) * 1048576 + (y % 4294967296) + b;
-    const hi = Math.floor(x / 4096) + Math.floor(y / 4294967296) + Math.floor(low / 4294967296);
-    if (hi > 0xffffffff) throw new Error(`not a UInt64: ${decimal}`);
-    this.buf.writeUInt32LE(low % 4294967296, this.size);
+    this.buf.writeUInt32LE(lo, this.size);
     this.buf.writeUInt32LE(hi, this.size + 4);
     this.size += 8;
   }
@@ -164,12 +168,32 @@ export function writerFor(type: string): ValueWriter {
   }
 }
 
-/** Encodes row objects (column name → value) as RowBinary rows of `columns`, in that order. */
-export function rowBinaryEncoder(columns: readonly { name: string; type: string }[]): (w: RowBinaryWriter, row: Record<string, unknown>) => void {
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Encodes row objects (column name → value) as RowBinary rows of `columns`, in that order. The
+ * encoder is compiled into straight-line code reading `row.name` for each column: a loop over
+ * `row[names[i]]` made every read a megamorphic lookup (~30% of the encoding time). Column names
+ * come from the schema and must be identifiers; where code cannot be compiled (an edge runtime
+ * without eval), the loop serves.
+ */
+export function rowBinaryEncoder(
+  columns: readonly { name: string; type: string }[],
+  opts: { compile?: boolean } = {},
+): (w: RowBinaryWriter, row: Record<string, unknown>) => void {
   const names = columns.map((c) => c.name);
   const writers = columns.map((c) => writerFor(c.type));
-  return (w, row) => {
+  for (const name of names) if (!IDENTIFIER.test(name)) throw new Error(`not a column identifier: ${JSON.stringify(name)}`);
+  const loop = (w: RowBinaryWriter, row: Record<string, unknown>) => {
     for (let i = 0; i < writers.length; i++) writers[i]!(w, row[names[i]!]);
     w.endRow();
   };
+  if (opts.compile === false) return loop;
+  try {
+    const body = `${names.map((name, i) => `writers[${i}](w, row.${name});`).join('\n')}\nw.endRow();`;
+    const compiled = new Function('writers', `return function encodeRow(w, row) {\n${body}\n};`)(writers);
+    return compiled as typeof loop;
+  } catch {
+    return loop;
+  }
 }

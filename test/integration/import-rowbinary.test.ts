@@ -115,6 +115,24 @@ describe('RowBinary import rows', () => {
     for (const bad of ['18446744073709551616', '-1', '1e5', '', '123456789012345678901']) expect(() => new RowBinaryWriter(8).uint64(bad), bad).toThrow(/not a UInt64/);
   });
 
+  it('writes the same bytes compiled as with the plain loop (the fallback of edge runtimes)', async () => {
+    const columns = (await importRowColumns(h.deps.clickhouse))!;
+    const [compiled, loop] = [rowBinaryEncoder(columns), rowBinaryEncoder(columns, { compile: false })];
+    expect(compiled.name).toBe('encodeRow');
+    const [a, b] = [new RowBinaryWriter(64), new RowBinaryWriter(64)];
+    const rows = [
+      { ts: 1_700_000_000_123, kind: 'custom', visitor_id: '18446744073709551615', session_id: '7', path: '/é', props: { a: 'b' }, amount_cents: -5, lcp: 1.5 },
+      { ts: 0, kind: 'pageview', visitor_id: '0', session_id: '1', city: 'x'.repeat(300) },
+    ];
+    for (const row of rows) {
+      compiled(a, row);
+      loop(b, row);
+    }
+    expect(Buffer.from(a.bytes()).equals(Buffer.from(b.bytes()))).toBe(true);
+    expect(a.rows).toBe(2);
+    expect(() => rowBinaryEncoder([{ name: 'x); process.exit(', type: 'String' }])).toThrow(/not a column identifier/);
+  });
+
   it('refuses a ClickHouse type it has no writer for, and an enum value outside the enum', () => {
     expect(() => writerFor('Decimal(10, 2)')).toThrow(/no RowBinary writer for ClickHouse type Decimal\(10, 2\)/);
     const encode = rowBinaryEncoder([{ name: 'kind', type: "Enum8('pageview' = 1, 'leave' = 2)" }]);
