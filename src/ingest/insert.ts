@@ -69,6 +69,9 @@ export async function insertLines(ch: ClickHouseClient, table: IngestTable, body
       // Each view's SELECT already groups its block by the rollup key; merging the result again
       // on insert is redundant work (~8% of a bulk insert). Background merges still combine parts.
       optimize_on_insert: 0,
+      // Tables are partitioned by month; an import block may span years of history (a part per
+      // month and table), which the default limit of 100 would refuse as a whole.
+      max_partitions_per_insert_block: 1000,
     },
   });
 }

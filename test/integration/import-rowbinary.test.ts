@@ -133,6 +133,15 @@ describe('RowBinary import rows', () => {
     expect(() => rowBinaryEncoder([{ name: 'x); process.exit(', type: 'String' }])).toThrow(/not a column identifier/);
   });
 
+  it('stores an import whose events span more than 100 months', async () => {
+    const project = { id: unique('prj'), domain: 'example.com' };
+    // Forward from now: rows older than the retention would be dropped by the TTL.
+    const start = new Date();
+    const body = Array.from({ length: 130 }, (_, i) => JSON.stringify({ ...base, timestamp: new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + i, 15)).toISOString() })).join('\n');
+    expect(await importNdjson(h.deps.clickhouse, new Response(body).body!, { project })).toEqual({ imported: 130, rejected: 0, errors: [] });
+    expect((await storedRows(project.id)).length).toBe(130);
+  });
+
   it('refuses a ClickHouse type it has no writer for, and an enum value outside the enum', () => {
     expect(() => writerFor('Decimal(10, 2)')).toThrow(/no RowBinary writer for ClickHouse type Decimal\(10, 2\)/);
     const encode = rowBinaryEncoder([{ name: 'kind', type: "Enum8('pageview' = 1, 'leave' = 2)" }]);
