@@ -10,7 +10,7 @@ import { eventRow } from './pipeline.js';
 import type { Project } from '../projects/store.js';
 
 /** A line longer than this is refused without being parsed (the tracker's own limit is 8 KB). */
-const MAX_LINE_CHARS = 64 * 1024;
+export const MAX_LINE_CHARS = 64 * 1024;
 /** Errors a chunk reports at most (the import lists the first 100 of all). */
 const MAX_CHUNK_ERRORS = 100;
 

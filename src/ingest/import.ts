@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
-import { createChunkParser, importRowColumns, parseLineBytes, type ParsedLines, type RowColumn } from './import-chunk.js';
+import { createChunkParser, importRowColumns, MAX_LINE_CHARS, parseLineBytes, type ParsedLines, type RowColumn } from './import-chunk.js';
 import type { ImportParseSession, ImportParserPool } from './import-pool.js';
 import { insertLines, RowBuffer } from './insert.js';
 import type { Project } from '../projects/store.js';
@@ -36,22 +36,38 @@ const CHUNK_BYTES = 1 << 20;
 /** Chunks being parsed at once (ahead of the block being assembled). */
 const MAX_PARSES_IN_FLIGHT = 4;
 
+/** Stands in for a line too long to keep: the parser refuses it with the usual message. */
+const OVERLONG_LINE = Buffer.from(`${'x'.repeat(MAX_LINE_CHARS + 1)}\n`);
+
 /**
  * Cuts a byte stream into chunks of whole lines (about CHUNK_BYTES each; the body's last line may
  * lack its newline), holding at most one chunk and one partial line. A newline byte never occurs
- * inside a multi-byte UTF-8 character, so every chunk decodes on its own.
+ * inside a multi-byte UTF-8 character, so every chunk decodes on its own. A line still open after
+ * CHUNK_BYTES is far over the line limit: its bytes are dropped as they come and one over-long
+ * stand-in takes its place, so memory stays bounded and the line is still reported by number.
  */
 async function* wholeLineChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
   let parts: Uint8Array[] = [];
   let size = 0;
+  let skipping = false;
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    parts.push(chunk);
-    size += chunk.byteLength;
+    let bytes = chunk;
+    if (skipping) {
+      const end = bytes.indexOf(0x0a);
+      if (end === -1) continue;
+      skipping = false;
+      yield OVERLONG_LINE;
+      bytes = bytes.subarray(end + 1);
+    }
+    parts.push(bytes);
+    size += bytes.byteLength;
     if (size < CHUNK_BYTES) continue;
     const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
     const cut = joined.lastIndexOf(0x0a);
     if (cut === -1) {
-      parts = [joined];
+      skipping = true;
+      parts = [];
+      size = 0;
       continue;
     }
     yield joined.subarray(0, cut + 1);
@@ -59,7 +75,8 @@ async function* wholeLineChunks(body: ReadableStream<Uint8Array>): AsyncGenerato
     parts = rest.byteLength > 0 ? [rest] : [];
     size = rest.byteLength;
   }
-  if (size > 0) yield parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+  if (skipping) yield OVERLONG_LINE;
+  else if (size > 0) yield parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
 }
 
 /** Parses chunks in the request thread, for runtimes without a parser pool. */

@@ -71,7 +71,7 @@ export async function insertLines(ch: ClickHouseClient, table: IngestTable, body
       optimize_on_insert: 0,
       // Tables are partitioned by month; an import block may span years of history (a part per
       // month and table), which the default limit of 100 would refuse as a whole.
-      max_partitions_per_insert_block: 1000,
+      max_partitions_per_insert_block: '1000',
     },
   });
 }

@@ -142,6 +142,30 @@ describe('RowBinary import rows', () => {
     expect((await storedRows(project.id)).length).toBe(130);
   });
 
+  it('refuses a line of megabytes without holding it, and still numbers the lines after it', async () => {
+    const project = { id: unique('prj'), domain: 'example.com' };
+    const good = JSON.stringify(base);
+    const huge = new Uint8Array(3 << 20).fill(0x61);
+    // Sent in 64 KB pieces, as a network would.
+    const pieces = [Buffer.from(`${good}\n`), ...Array.from({ length: 48 }, (_, i) => huge.subarray(i << 16, (i + 1) << 16)), Buffer.from(`\n${good}\n{oops\n`), huge.subarray(0, 2 << 20)];
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = pieces.shift();
+        if (next) controller.enqueue(next);
+        else controller.close();
+      },
+    });
+    expect(await importNdjson(h.deps.clickhouse, body, { project })).toEqual({
+      imported: 2,
+      rejected: 3,
+      errors: [
+        { line: 2, error: 'line is longer than 65536 characters' },
+        { line: 4, error: 'line is not valid JSON' },
+        { line: 5, error: 'line is longer than 65536 characters' },
+      ],
+    });
+  });
+
   it('refuses a ClickHouse type it has no writer for, and an enum value outside the enum', () => {
     expect(() => writerFor('Decimal(10, 2)')).toThrow(/no RowBinary writer for ClickHouse type Decimal\(10, 2\)/);
     const encode = rowBinaryEncoder([{ name: 'kind', type: "Enum8('pageview' = 1, 'leave' = 2)" }]);
