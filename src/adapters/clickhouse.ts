@@ -124,7 +124,8 @@ export function rowBinaryColumnTypes(ch: ClickHouseClient): ((table: string) => 
   return (ch as unknown as Record<symbol, ((table: string) => Promise<Map<string, string>>) | undefined>)[ROW_BINARY_TYPES];
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A plain SQL identifier: what may be written into a statement unquoted. */
+export const isIdentifier = (name: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
 
 /**
  * `INSERT INTO table (columns)` for an insert whose rows travel apart from the statement. Table
@@ -133,7 +134,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 function insertInto(table: string, columns: readonly string[] | undefined): string {
   for (const name of [table, ...(columns ?? [])]) {
-    if (!IDENTIFIER.test(name)) throw new Error(`not an identifier: ${JSON.stringify(name)}`);
+    if (!isIdentifier(name)) throw new Error(`not an identifier: ${JSON.stringify(name)}`);
   }
   return columns?.length ? `INSERT INTO ${table} (${columns.join(', ')})` : `INSERT INTO ${table}`;
 }
@@ -180,17 +181,15 @@ function withRawInserts(client: ClickHouseClient, rawInsert: ChdbRawInsert, spoo
   const insert = async (params: InsertParams) => {
     const { table, values, format, columns } = params;
     const encoded = values instanceof EncodedRows;
-    // RowBinary cannot travel inline (chdb's raw insert takes text formats), only as a file.
-    if (encoded && (format as string) === 'RowBinary' && Array.isArray(columns)) {
-      await fileInsert({ table, columns, format: 'RowBinary', body: values.bytes(), constants: values.constants, settings: params.clickhouse_settings });
+    // RowBinary cannot travel inline (chdb's raw insert takes text formats), and constant columns
+    // come from the file insert's SELECT: both go as a file, whatever their size.
+    const rowBinary = (format as string) === 'RowBinary';
+    if (encoded && Array.isArray(columns) && (rowBinary || (values.constants && format && RAW_FORMATS.has(format)))) {
+      await fileInsert({ table, columns, format: format!, body: values.bytes(), constants: values.constants, settings: params.clickhouse_settings });
       return insertResult();
     }
     if ((!encoded && !Array.isArray(values)) || !format || !RAW_FORMATS.has(format) || (columns !== undefined && !Array.isArray(columns)) || params.abort_signal) {
       return client.insert(params);
-    }
-    if (encoded && values.constants && Array.isArray(columns)) {
-      await fileInsert({ table, columns, format, body: values.bytes(), constants: values.constants, settings: params.clickhouse_settings });
-      return insertResult();
     }
     let body: Uint8Array;
     if (encoded) body = values.bytes();

@@ -5,6 +5,7 @@
  * types, so the bytes follow the schema the migrations made rather than a copy of it.
  */
 import { ByteRows } from './byte-rows.js';
+import { isIdentifier } from '../adapters/clickhouse.js';
 
 /** RowBinary rows gathered as bytes (see ByteRows); each value is written by its type's method. */
 export class RowBinaryWriter extends ByteRows {
@@ -115,6 +116,9 @@ type ValueWriter = (w: RowBinaryWriter, value: unknown) => void;
 
 const ENUM_MEMBER = /'((?:[^'\\]|\\.)*)'\s*=\s*(-?\d+)/g;
 
+/** A numeric column's value: a missing one is the column default, 0. */
+const numberOr0 = (v: unknown): number => (v === undefined ? 0 : Number(v));
+
 /** The writer for a ClickHouse type, or an error naming a type this encoder does not handle. */
 export function writerFor(type: string): ValueWriter {
   const inner = /^(LowCardinality|Nullable)\((.+)\)$/.exec(type);
@@ -138,20 +142,20 @@ export function writerFor(type: string): ValueWriter {
     };
   }
   // DateTime64(3, …) holds milliseconds since the epoch; rows give them as a number.
-  if (/^DateTime64\(3(,.*)?\)$/.test(type)) return (w, v) => w.int64(v === undefined ? 0 : Number(v));
+  if (/^DateTime64\(3(,.*)?\)$/.test(type)) return (w, v) => w.int64(numberOr0(v));
   switch (type) {
     case 'String':
       return (w, v) => w.string(v === undefined ? '' : String(v));
     case 'UInt8':
-      return (w, v) => w.uint8(v === undefined ? 0 : Number(v));
+      return (w, v) => w.uint8(numberOr0(v));
     case 'UInt16':
-      return (w, v) => w.uint16(v === undefined ? 0 : Number(v));
+      return (w, v) => w.uint16(numberOr0(v));
     case 'UInt32':
-      return (w, v) => w.uint32(v === undefined ? 0 : Number(v));
+      return (w, v) => w.uint32(numberOr0(v));
     case 'Int64':
-      return (w, v) => w.int64(v === undefined ? 0 : Number(v));
+      return (w, v) => w.int64(numberOr0(v));
     case 'UInt64':
-      return (w, v) => (typeof v === 'string' ? w.uint64(v) : w.int64(v === undefined ? 0 : Number(v)));
+      return (w, v) => (typeof v === 'string' ? w.uint64(v) : w.int64(numberOr0(v)));
     case 'Float32':
       return (w, v) => w.float32(Number(v));
     case 'Map(String, String)':
@@ -168,8 +172,6 @@ export function writerFor(type: string): ValueWriter {
   }
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 /**
  * Encodes row objects (column name → value) as RowBinary rows of `columns`, in that order. The
  * encoder is compiled into straight-line code reading `row.name` for each column: a loop over
@@ -183,7 +185,7 @@ export function rowBinaryEncoder(
 ): (w: RowBinaryWriter, row: Record<string, unknown>) => void {
   const names = columns.map((c) => c.name);
   const writers = columns.map((c) => writerFor(c.type));
-  for (const name of names) if (!IDENTIFIER.test(name)) throw new Error(`not a column identifier: ${JSON.stringify(name)}`);
+  for (const name of names) if (!isIdentifier(name)) throw new Error(`not a column identifier: ${JSON.stringify(name)}`);
   const loop = (w: RowBinaryWriter, row: Record<string, unknown>) => {
     for (let i = 0; i < writers.length; i++) writers[i]!(w, row[names[i]!]);
     w.endRow();
