@@ -68,12 +68,13 @@ export function createImportWorkerPool(size: number): ImportParserPool {
   return {
     open(project, columns) {
       const session = nextSession++;
-      const used = new Set<number>();
+      // By worker, not slot: a worker that replaced a dead one has not seen this session yet.
+      const used = new Set<PooledWorker>();
       let turn = 0;
       const send = (slot: number, msg: WorkerRequest, transfer?: ArrayBuffer[]) => {
         const pooled = workerAt(slot);
-        if (!used.has(slot)) {
-          used.add(slot);
+        if (!used.has(pooled)) {
+          used.add(pooled);
           pooled.worker.postMessage({ type: 'open', session, project: { id: project.id, domain: project.domain }, columns } satisfies WorkerRequest);
         }
         pooled.worker.postMessage(msg, transfer);
@@ -92,7 +93,7 @@ export function createImportWorkerPool(size: number): ImportParserPool {
           });
         },
         close() {
-          for (const slot of used) workers[slot]?.worker.postMessage({ type: 'close', session } satisfies WorkerRequest);
+          for (const pooled of used) if (workers.includes(pooled)) pooled.worker.postMessage({ type: 'close', session } satisfies WorkerRequest);
         },
       };
     },

@@ -190,6 +190,21 @@ describe('RowBinary import rows', () => {
 });
 
 describe('import parsed in worker threads', () => {
+  it('keeps an import going on a worker that replaced the one it started on', async () => {
+    const pool = createImportWorkerPool(1);
+    try {
+      const session = pool.open({ id: unique('prj'), domain: 'example.com' });
+      const chunk = () => Buffer.from(`${JSON.stringify(base)}\n`);
+      expect((await session.parse(chunk())).ends.length).toBe(1);
+      // Terminating the workers stands in for one that died: the next chunk starts a new worker.
+      await pool.close();
+      expect((await session.parse(chunk())).ends.length).toBe(1);
+      session.close();
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('answers and stores what the request thread does, error line numbers included, over many chunks', async () => {
     const pool = createImportWorkerPool(2);
     try {
