@@ -13,7 +13,7 @@ import { goalRoutes } from './goals/routes.js';
 import { exportRoutes } from './export/routes.js';
 import { scheduleRoutes } from './export/schedule-routes.js';
 import { trackerRoutes } from './tracker/routes.js';
-import { createServices } from './services.js';
+import { createServices, type Services } from './services.js';
 import { mcpRoutes } from './mcp/route.js';
 import { wellKnownRoutes } from './oauth/metadata.js';
 import { oauthRoutes } from './oauth/routes.js';
@@ -24,10 +24,10 @@ import { excludedIpRoutes } from './projects/excluded-ip-routes.js';
 
 /**
  * The whole service as one Hono app. It knows nothing of the runtime: the entry points build
- * `deps` (ClickHouse, Redis, clock, sink) and hand them in.
+ * `deps` (ClickHouse, Redis, clock, sink) and hand them in, and may pass the services when
+ * something outside the app shares them (the Node event fast path).
  */
-export function createApp(deps: Deps) {
-  const services = createServices(deps);
+export function createApp(deps: Deps, services: Services = createServices(deps)) {
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => {
     c.set('services', services);

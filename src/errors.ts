@@ -45,20 +45,31 @@ export function isStoreUnavailable(err: unknown): boolean {
   return !!e && (e.name === 'TypeError' && /fetch/i.test(e.message ?? '') || e.name === 'AbortError' || e.name === 'TimeoutError');
 }
 
-/** Turns anything thrown in a handler into the `{ error }` body with the right status. */
-export function errorResponse(c: Context, err: unknown): Response {
-  if (err instanceof ApiError) {
-    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json({ error: err.message }, err.status);
-  }
+/** What an error answers: status, extra headers and the `{ error }` body. */
+export interface ErrorPayload {
+  status: ContentfulStatusCode;
+  headers: Record<string, string>;
+  body: { error: string };
+}
+
+/**
+ * The answer to anything thrown in a handler, runtime-neutral, so a route served outside Hono
+ * (the Node event fast path) refuses exactly as the app does. Unexpected errors are logged here.
+ */
+export function errorPayload(err: unknown): ErrorPayload {
+  if (err instanceof ApiError) return { status: err.status, headers: err.headers, body: { error: err.message } };
   if (err instanceof HTTPException && err.status < 500) {
     // Hono's own refusals (malformed JSON, body limit) keep their status, in our body shape.
-    return c.json({ error: err.message || 'Bad request' }, err.status);
+    return { status: err.status, headers: {}, body: { error: err.message || 'Bad request' } };
   }
-  if (isStoreUnavailable(err)) {
-    c.header('Retry-After', '5');
-    return c.json({ error: Messages.unavailable }, 503);
-  }
+  if (isStoreUnavailable(err)) return { status: 503, headers: { 'Retry-After': '5' }, body: { error: Messages.unavailable } };
   console.error('[sightline] unhandled error', err);
-  return c.json({ error: 'Internal server error' }, 500);
+  return { status: 500, headers: {}, body: { error: 'Internal server error' } };
+}
+
+/** Turns anything thrown in a handler into the `{ error }` body with the right status. */
+export function errorResponse(c: Context, err: unknown): Response {
+  const { status, headers, body } = errorPayload(err);
+  for (const [k, v] of Object.entries(headers)) c.header(k, v);
+  return c.json(body, status);
 }

@@ -1,4 +1,3 @@
-import { serve } from '@hono/node-server';
 import { createApp } from '../app.js';
 import { ConfigError, parseConfig } from '../config.js';
 import { createBatcher } from '../ingest/batcher.js';
@@ -6,12 +5,15 @@ import { createImportWorkerPool } from '../ingest/import-pool.js';
 import { fileJournal } from '../ingest/journal.js';
 import { defaultGeoDatabasePath, openMaxmindGeo } from '../ingest/enrich/geo-maxmind.js';
 import { ensureLocalRedis } from './local-redis.js';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { Resolver } from 'node:dns/promises';
 import { nodeExportStore } from '../jobs/node-export-store.js';
 import { startScheduler } from '../jobs/node-scheduler.js';
 import { buildNodeRuntime } from './node-deps.js';
+import { createServices } from '../services.js';
+import { createNodeServer } from '../ingest/node-event-listener.js';
 
 async function main() {
   let config;
@@ -40,10 +42,13 @@ async function main() {
   const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, flushIntervalMs: config.INGEST_FLUSH_MS }), geo, dns, importParsers });
   // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
-  const app = createApp(deps);
+  const services = createServices(deps);
+  const app = createApp(deps, services);
   const scheduler = startScheduler(deps);
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-    const base = config.PUBLIC_URL ?? `http://localhost:${info.port}`;
+  // POST /api/event is answered straight from Node's request objects; everything else by Hono.
+  const server = createNodeServer(app.fetch, services);
+  server.listen(config.PORT, config.HOST, () => {
+    const base = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
     console.log(`[sightline] listening on ${base}`);
     console.log(`[sightline] make a key: npm run admin -- account:create --email you@example.com --password secret123`);
     console.log(`[sightline]             npm run admin -- key:create --email you@example.com --scope write`);

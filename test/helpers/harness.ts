@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type App } from '../../src/app.js';
+import { createServices, type Services } from '../../src/services.js';
+import { createNodeServer } from '../../src/ingest/node-event-listener.js';
 import type { Clock } from '../../src/adapters/clock.js';
 import { parseConfig } from '../../src/config.js';
 import type { Deps } from '../../src/deps.js';
@@ -24,6 +26,8 @@ const extraClosers: (() => Promise<void>)[] = [];
 export interface Harness {
   app: App;
   deps: Deps;
+  /** The app's services (caches, throttle), for servers that share them (the Node event fast path). */
+  services: Services;
   runtime: NodeRuntime;
   /** In-process request with optional Bearer token and JSON body. */
   call(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
@@ -65,7 +69,8 @@ export async function createHarness(
   }
   const deps: Deps = { ...base.deps, config, redis, clock: opts.clock ?? base.deps.clock };
   if (opts.sink) deps.sink = opts.sink(deps);
-  const app = createApp(deps);
+  const services = createServices(deps);
+  const app = createApp(deps, services);
   const call: Harness['call'] = (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.token) headers.Authorization = `Bearer ${o.token}`;
@@ -79,6 +84,7 @@ export async function createHarness(
   return {
     app,
     deps,
+    services,
     runtime: base,
     call,
     domain: (label = 'site') => `${unique(label)}.example.com`,
@@ -105,14 +111,26 @@ export async function closeHarness(): Promise<void> {
   rmSync(DATA_DIR, { recursive: true, force: true });
 }
 
+export interface Listening {
+  url: string;
+  close(): Promise<void>;
+}
+
+const listening = (server: ServerType, port: number): Listening => ({
+  url: `http://127.0.0.1:${port}`,
+  close: () => new Promise<void>((done) => server.close(() => done())),
+});
+
 /** Serves an app on a random loopback port; for clients that need real HTTP. */
-export async function listen(app: { fetch: (req: Request) => Response | Promise<Response> }): Promise<{ url: string; close(): Promise<void> }> {
+export async function listen(app: { fetch: (req: Request) => Response | Promise<Response> }): Promise<Listening> {
   return new Promise((resolve) => {
-    const server: ServerType = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        close: () => new Promise<void>((done) => server.close(() => done())),
-      });
-    });
+    const server: ServerType = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve(listening(server, info.port)));
   });
+}
+
+/** Serves a harness's app as `npm start` does: `POST /api/event` on the Node fast path, the rest by Hono. */
+export async function listenAsNode(h: Pick<Harness, 'app' | 'services'>): Promise<Listening> {
+  const server = createNodeServer(h.app.fetch, h.services);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return listening(server, (server.address() as AddressInfo).port);
 }
