@@ -16,19 +16,46 @@ export interface ThrottleOptions {
   now?: () => number;
 }
 
-// One round trip for both fixed windows; EXPIRE only on a window's first hit. When the event
-// passes both (the same comparison as `within`) and a session key is given, the visitor's
-// session is looked up in the same call, so an accepted event costs one round trip, not two.
-// KEYS: project window, IP window, [session]; ARGV: TTLs (2), limits (2), [session args (3)].
+// Checks that arrive in the same turn of the event loop go to Redis together: one script call
+// for all of them. Per check: INCR both fixed windows (EXPIRE only on a window's first hit), and
+// when the event passes both (the same comparison as `within`) and a session key is given, look
+// the visitor's session up in the same call, so an accepted event costs a share of one round trip.
+// ARGV: project TTL, IP TTL, project limit, IP limit, then per check a session flag ('1' followed
+// by the three session args, or '0'). KEYS: per check the project and IP windows, then the
+// session key when flagged. Answer: per check {project count, IP count, session id or false}.
 const SCRIPT = `${SESSION_LUA}
-local p = redis.call('INCR', KEYS[1])
-if p == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-local i = redis.call('INCR', KEYS[2])
-if i == 1 then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
-if KEYS[3] and p <= tonumber(ARGV[3]) and i <= tonumber(ARGV[4]) then
-  return {p, i, session(KEYS[3], ARGV[5], ARGV[6], ARGV[7])}
+local out = {}
+local k, a = 1, 5
+local pLimit, iLimit = tonumber(ARGV[3]), tonumber(ARGV[4])
+while a <= #ARGV do
+  local p = redis.call('INCR', KEYS[k])
+  if p == 1 then redis.call('EXPIRE', KEYS[k], ARGV[1]) end
+  local i = redis.call('INCR', KEYS[k + 1])
+  if i == 1 then redis.call('EXPIRE', KEYS[k + 1], ARGV[2]) end
+  local sid = false
+  if ARGV[a] == '1' then
+    if p <= pLimit and i <= iLimit then sid = session(KEYS[k + 2], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]) end
+    k, a = k + 3, a + 4
+  else
+    k, a = k + 2, a + 1
+  end
+  out[#out + 1] = p
+  out[#out + 1] = i
+  out[#out + 1] = sid
 end
-return {p, i}`;
+return out`;
+
+/** Most checks sent in one script call; more in one turn of the event loop start another call. */
+const MAX_BATCH = 256;
+
+interface PendingCheck {
+  projectId: string;
+  ip: string;
+  session?: SessionCall;
+  sec: number;
+  min: number;
+  resolve(verdict: ThrottleVerdict): void;
+}
 
 /** What the throttle decided, and the session id when Redis looked it up in the same call. */
 export interface ThrottleVerdict {
@@ -55,8 +82,9 @@ class LocalWindows {
 }
 
 /**
- * Per-project and per-IP ingest throttles: fixed windows in Redis (INCR + EXPIRE in one script,
- * one round trip). It fails open: when Redis errors or is slower than `redisTimeoutMs`, the same
+ * Per-project and per-IP ingest throttles: fixed windows in Redis (INCR + EXPIRE in a script; the
+ * checks of one event-loop turn share one call, so a busy process sends a few calls per
+ * millisecond rather than one per event). It fails open: when Redis errors or is slower than `redisTimeoutMs`, the same
  * limits are applied per process, and Redis is skipped for `cooldownMs` before it is tried again.
  */
 export class IngestThrottle {
@@ -87,25 +115,50 @@ export class IngestThrottle {
    * describes in the same Redis call. Without a `sessionId` in the answer (Redis slow or down,
    * or the local fallback decided) the caller looks the session up itself.
    */
-  async check(projectId: string, ip: string, session?: SessionCall): Promise<ThrottleVerdict> {
+  check(projectId: string, ip: string, session?: SessionCall): Promise<ThrottleVerdict> {
     const now = this.now();
     const sec = Math.floor(now / 1000);
     const min = Math.floor(now / 60_000);
-    if (now >= this.redisDownUntil) {
-      const keys = [`ingest:rl:p:${projectId}:${sec}`, `ingest:rl:ip:${ip}:${min}`];
-      const args = ['2', '61', String(this.limits.projectPerSec), String(this.limits.ipPerMin)];
-      if (session) {
-        keys.push(session.key);
-        args.push(...session.args);
-      }
-      const answer = await this.fromRedis(keys, args);
-      if (answer) {
-        const allowed = this.within(answer[0], answer[1]);
-        // Upstash turns digit strings that fit a double back into numbers.
-        return allowed && answer[2] !== undefined ? { allowed, sessionId: String(answer[2]) } : { allowed };
-      }
-      this.redisDownUntil = now + this.cooldownMs;
+    if (now < this.redisDownUntil) return Promise.resolve(this.decideLocally(projectId, ip, sec, min));
+    return new Promise((resolve) => {
+      this.pending.push({ projectId, ip, session, sec, min, resolve });
+      if (this.pending.length === 1) setImmediate(this.sendPending);
+      else if (this.pending.length >= MAX_BATCH) this.sendPending();
+    });
+  }
+
+  private pending: PendingCheck[] = [];
+
+  /** Sends the checks gathered so far as one script call, and answers each. */
+  private readonly sendPending = (): void => {
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    const keys: string[] = [];
+    const args = ['2', '61', String(this.limits.projectPerSec), String(this.limits.ipPerMin)];
+    for (const c of batch) {
+      keys.push(`ingest:rl:p:${c.projectId}:${c.sec}`, `ingest:rl:ip:${c.ip}:${c.min}`);
+      if (c.session) {
+        keys.push(c.session.key);
+        args.push('1', ...c.session.args);
+      } else args.push('0');
     }
+    void this.fromRedis(keys, args).then((answer) => {
+      if (!answer || answer.length !== batch.length * 3) {
+        this.redisDownUntil = this.now() + this.cooldownMs;
+        for (const c of batch) c.resolve(this.decideLocally(c.projectId, c.ip, c.sec, c.min));
+        return;
+      }
+      batch.forEach((c, n) => {
+        const allowed = this.within(Number(answer[n * 3]), Number(answer[n * 3 + 1]));
+        const sessionId = answer[n * 3 + 2];
+        // Upstash turns digit strings that fit a double back into numbers; a false is Redis nil.
+        c.resolve(allowed && c.session && sessionId !== null && sessionId !== undefined ? { allowed, sessionId: String(sessionId) } : { allowed });
+      });
+    });
+  };
+
+  private decideLocally(projectId: string, ip: string, sec: number, min: number): ThrottleVerdict {
     return { allowed: this.within(this.perSecond.hit(projectId, sec), this.perMinute.hit(ip, min)) };
   }
 
@@ -132,7 +185,7 @@ export class IngestThrottle {
     }
   }
 
-  private async fromRedis(keys: string[], args: string[]): Promise<[number, number, unknown?] | null> {
+  private async fromRedis(keys: string[], args: string[]): Promise<unknown[] | null> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), this.timeoutMs);
@@ -140,7 +193,7 @@ export class IngestThrottle {
     try {
       const answer = this.runScript(keys, args).catch(() => null);
       const reply = await Promise.race([answer, timeout]);
-      return Array.isArray(reply) ? [Number(reply[0]), Number(reply[1]), reply[2]] : null;
+      return Array.isArray(reply) ? reply : null;
     } finally {
       clearTimeout(timer);
     }

@@ -269,6 +269,39 @@ describe('ingest throttle', () => {
     expect(await redis.exists(`sess:${project}:v2`)).toBe(1);
   });
 
+  it('sends the checks of one event-loop turn in one call, with the same answers', async () => {
+    const redis = h.deps.redis as Redis;
+    let calls = 0;
+    const counting = new Proxy(redis, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop === 'evalsha' || prop === 'eval') return (...args: unknown[]) => (calls++, (value as (...a: unknown[]) => unknown).apply(target, args));
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const throttle = new IngestThrottle(counting, { projectPerSec: 1000, ipPerMin: 20 });
+    const project = `batch-${Date.now()}`;
+    for (;;) {
+      const minute = Math.floor(Date.now() / 60_000);
+      const ip = freshIp();
+      const now = Date.now();
+      calls = 0;
+      // 30 events of one IP (limit 20), from 15 visitors seen twice each, all in one turn.
+      const verdicts = await Promise.all(Array.from({ length: 30 }, (_, i) => throttle.check(project, ip, sessionCall(project, `${ip}-v${i % 15}`, now))));
+      if (Math.floor(Date.now() / 60_000) !== minute) continue;
+      expect(calls).toBe(1);
+      expect(verdicts.map((v) => v.allowed)).toEqual(Array.from({ length: 30 }, (_, i) => i < 20));
+      expect(verdicts.slice(20)).toEqual(Array.from({ length: 10 }, () => ({ allowed: false })));
+      // A visitor's second event in the batch continues the session its first one started.
+      for (let v = 0; v < 5; v++) expect(verdicts[v + 15]!.sessionId).toBe(verdicts[v]!.sessionId);
+      expect(new Set(verdicts.slice(0, 15).map((v) => v.sessionId)).size).toBe(15);
+      // Same windows and session keys as single calls use: the next event of the IP is refused.
+      expect(await throttle.check(project, ip)).toEqual({ allowed: false });
+      expect(await sessionId(redis, project, `${ip}-v3`, now + 1000)).toBe(verdicts[3]!.sessionId);
+      break;
+    }
+  });
+
   it('fails open to per-process windows when Redis does not answer in time', async () => {
     // Every command (SCRIPT LOAD, EVALSHA, EVAL) hangs, as a stuck Redis would.
     const hanging = new Proxy({}, { get: () => () => new Promise(() => {}) }) as unknown as Redis;
