@@ -35,22 +35,37 @@ interface Batch {
 
 /** One table's buffer: rows not yet in a batch, and sealed batches waiting to be inserted in order. */
 class TableQueue {
-  constructor(private readonly onSeal: (token: string) => void) {}
+  constructor(
+    private readonly onSeal: (token: string) => void,
+    private readonly toJournal?: (bytes: Uint8Array) => void,
+  ) {}
 
   /**
    * Rows not yet in a batch, each encoded to bytes as it arrives: the cost is paid per event,
    * and sealing a batch (nothing left to join or encode) never stalls the event loop.
    */
   open = new RowBuffer();
+  /** Bytes of `open` already in the journal. */
+  journaled = 0;
   sealed: Batch[] = [];
   draining: Promise<void> | null = null;
 
+  /** Hands the journal the open rows it does not have yet. */
+  journalOpen(): void {
+    if (!this.toJournal || this.journaled === this.open.byteLength) return;
+    this.toJournal(this.open.bytes().subarray(this.journaled));
+    this.journaled = this.open.byteLength;
+  }
+
   seal(): void {
     if (this.open.rows === 0) return;
+    // The batch leaves the journal's open file whole, under its token.
+    this.journalOpen();
     const token = randomUUID();
     this.onSeal(token);
     this.sealed.push({ body: this.open.bytes(), rows: this.open.rows, token });
     this.open = new RowBuffer();
+    this.journaled = 0;
   }
 }
 
@@ -60,9 +75,10 @@ class TableQueue {
  * `insert_deduplication_token`, so ClickHouse stores it exactly once; while ClickHouse is down the
  * buffer holds up to `maxBufferedRows` and drains when it returns.
  *
- * Durability: with a `journal`, `write` resolves once rows are in the journal too, and a batch
- * leaves it only when ClickHouse has it; a new batcher on the same journal first inserts what an
- * earlier process left (under the same tokens, so nothing is stored twice). Without one, a crash
+ * Durability: with a `journal`, `write` resolves once rows are in the journal too (the writes of
+ * one event-loop turn share one journal write), and a batch leaves it only when ClickHouse has
+ * it; a new batcher on the same journal first inserts what an earlier process left (under the
+ * same tokens, so nothing is stored twice). Without one, a crash
  * (not a clean SIGTERM/SIGINT, which flushes) loses what is buffered.
  */
 export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): EventSink & { buffered(): number } {
@@ -78,7 +94,11 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
   const log = opts.log ?? ((line: string) => console.error(line));
 
   const journal = opts.journal;
-  const queueOf = (table: IngestTable) => new TableQueue((token) => journal?.seal(table, token));
+  const queueOf = (table: IngestTable) =>
+    new TableQueue(
+      (token) => journal?.seal(table, token),
+      journal && ((bytes) => journal.append(table, bytes)),
+    );
   const queues: Record<IngestTable, TableQueue> = { events: queueOf('events'), bot_hits: queueOf('bot_hits') };
   let buffered = 0;
   for (const batch of journal?.recover() ?? []) {
@@ -136,6 +156,22 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
     }
   }
 
+  // Group commit: the rows written in one turn of the event loop reach the journal in one write,
+  // and each of those writes resolves only after it (a write per event was ~3% of the event path).
+  let journaling: Promise<void> | null = null;
+  const journalWritten = (): Promise<void> =>
+    (journaling ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        journaling = null;
+        try {
+          for (const q of Object.values(queues)) q.journalOpen();
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      });
+    }));
+
   const timer = setInterval(sealAll, flushIntervalMs);
   timer.unref?.();
   // What the journal gave back goes in now, not at the first tick.
@@ -163,14 +199,14 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
         throw new BufferFullError('event buffer is full');
       }
       const q = queues[table];
-      const before = q.open.byteLength;
       for (const row of rows) q.open.append(row);
-      journal?.append(table, q.open.bytes().subarray(before));
       buffered += rows.length;
+      const written = journal ? journalWritten() : undefined;
       if (q.open.rows >= maxBatchRows) {
         q.seal();
         void drain(table);
       }
+      await written;
     },
     flush,
     async close() {

@@ -27,8 +27,10 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
     });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     req.on('error', reject);
-    // A client gone mid-body: nothing to answer (a settled promise ignores this after 'end').
-    req.on('close', () => reject(new ClientGoneError()));
+    // A client gone mid-body: nothing to answer. ('close' also follows every complete body.)
+    req.on('close', () => {
+      if (!req.complete) reject(new ClientGoneError());
+    });
   });
 }
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBatcher } from '../../src/ingest/batcher.js';
 import { insertLines, RowBuffer } from '../../src/ingest/insert.js';
-import { fileJournal } from '../../src/ingest/journal.js';
+import { fileJournal, type BatchJournal } from '../../src/ingest/journal.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -58,6 +58,30 @@ describe('the ingest journal', () => {
     // Everything inserted is gone from the journal.
     expect(readdirSync(dir).filter((n) => n.endsWith('.jsonl') && !n.startsWith('open-'))).toEqual([]);
     await restarted.close();
+  });
+
+  it('journals the writes of one event-loop turn in one append, before any of them resolves', async () => {
+    const dir = tempDir('group');
+    const projectId = unique('prj_group');
+    const inner = fileJournal(dir);
+    const appends: number[] = [];
+    const journal: BatchJournal = { ...inner, append: (table, bytes) => (appends.push(bytes.byteLength), inner.append(table, bytes)) };
+    const batcher = createBatcher(h.deps.clickhouse, { journal, flushIntervalMs: 3_600_000 });
+    const resolvedBeforeAppend: number[] = [];
+    const writes = Array.from({ length: 20 }, (_, i) => batcher.write('events', [row(projectId, i)]).then(() => appends.length === 0 && resolvedBeforeAppend.push(i)));
+    await Promise.all(writes);
+    expect(appends.length).toBe(1);
+    expect(resolvedBeforeAppend).toEqual([]);
+    // A later turn appends only its own rows.
+    await batcher.write('events', [row(projectId, 20)]);
+    expect(appends.length).toBe(2);
+    // What a crash now would leave: all 21 rows, each once.
+    const left = fileJournal(dir).recover();
+    expect(left.map((b) => b.rows)).toEqual([21]);
+    const restarted = createBatcher(h.deps.clickhouse, { journal: fileJournal(dir) });
+    await restarted.close();
+    expect(await count(projectId)).toBe(21);
+    await batcher.close().catch(() => {});
   });
 
   it('drops a partial last line left by a crash in the middle of a write', async () => {
