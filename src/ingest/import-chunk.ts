@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { memoizeBounded } from './enrich/memo.js';
-import { hashToUInt64 } from './enrich/visitor.js';
+import { hashToUInt64Words } from './enrich/visitor.js';
 import { firstIssue, ImportLine, parseHttpUrl, type ImportInput } from './event-schema.js';
 import { acceptImportLine } from './import-fast.js';
 import { RowBuffer, TABLE_COLUMNS } from './insert.js';
@@ -34,8 +34,8 @@ export function importRow(
     vitals: line.vitals,
   };
   return eventRow(project, fields, at, {
-    visitorId: hashToUInt64(line.visitorId),
-    sessionId: hashToUInt64(line.sessionId),
+    visitorId: hashToUInt64Words(line.visitorId),
+    sessionId: hashToUInt64Words(line.sessionId),
     countryCode: line.countryCode ?? '',
     region: line.region ?? '',
     city: line.city ?? '',

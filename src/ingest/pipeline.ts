@@ -9,6 +9,7 @@ import { pathOf } from './event-schema.js';
 import type { GeoInfo } from './geo.js';
 import { chTimestamp } from './insert.js';
 import type { IngestState } from './state.js';
+import type { UInt64 } from './uint64.js';
 
 /** What the edge knows about the request an event came in. */
 export interface RequestFacts {
@@ -51,8 +52,9 @@ const ifSet = (s: string): string | undefined => (s === '' ? undefined : s);
 
 /** Who and where an event came from: enriched at the edge, or given explicitly by an import. */
 export interface EventDimensions {
-  visitorId: string;
-  sessionId: string;
+  /** Decimal text, or the words of a hashed id (imports; see UInt64). */
+  visitorId: string | UInt64;
+  sessionId: string | UInt64;
   countryCode: string;
   region: string;
   city: string;

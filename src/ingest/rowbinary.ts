@@ -6,6 +6,7 @@
  */
 import { ByteRows } from './byte-rows.js';
 import { isIdentifier } from '../adapters/clickhouse.js';
+import { UInt64 } from './uint64.js';
 
 /** RowBinary rows gathered as bytes (see ByteRows); each value is written by its type's method. */
 export class RowBinaryWriter extends ByteRows {
@@ -99,6 +100,14 @@ export class RowBinaryWriter extends ByteRows {
     this.size += 8;
   }
 
+  /** A UInt64 from its two 32-bit words. */
+  uint64Words(hi: number, lo: number): void {
+    this.reserve(8);
+    this.buf.writeUInt32LE(lo, this.size);
+    this.buf.writeUInt32LE(hi, this.size + 4);
+    this.size += 8;
+  }
+
   float32(n: number): void {
     this.reserve(4);
     this.buf.writeFloatLE(n, this.size);
@@ -155,7 +164,7 @@ export function writerFor(type: string): ValueWriter {
     case 'Int64':
       return (w, v) => w.int64(numberOr0(v));
     case 'UInt64':
-      return (w, v) => (typeof v === 'string' ? w.uint64(v) : w.int64(numberOr0(v)));
+      return (w, v) => (v instanceof UInt64 ? w.uint64Words(v.hi, v.lo) : typeof v === 'string' ? w.uint64(v) : w.int64(numberOr0(v)));
     case 'Float32':
       return (w, v) => w.float32(Number(v));
     case 'Map(String, String)':

@@ -6,6 +6,7 @@ import { importNdjson } from '../../src/ingest/import.js';
 import { createImportWorkerPool } from '../../src/ingest/import-pool.js';
 import { insertLines } from '../../src/ingest/insert.js';
 import { RowBinaryWriter, rowBinaryEncoder, writerFor } from '../../src/ingest/rowbinary.js';
+import { hashToUInt64, hashToUInt64Words } from '../../src/ingest/enrich/visitor.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -113,6 +114,21 @@ describe('RowBinary import rows', () => {
       expect(Buffer.from(w.bytes()).readBigUInt64LE(0)).toBe(BigInt(decimal));
     }
     for (const bad of ['18446744073709551616', '-1', '1e5', '', '123456789012345678901']) expect(() => new RowBinaryWriter(8).uint64(bad), bad).toThrow(/not a UInt64/);
+  });
+
+  it('writes a hashed id from its words as the same bytes as from its decimal text', () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const id = hashToUInt64Words(text);
+        const [fromWords, fromText] = [new RowBinaryWriter(8), new RowBinaryWriter(8)];
+        writerFor('UInt64')(fromWords, id);
+        writerFor('UInt64')(fromText, hashToUInt64(text));
+        expect(Buffer.from(fromWords.bytes())).toEqual(Buffer.from(fromText.bytes()));
+        // JSON rows carry the decimal text.
+        expect(JSON.parse(JSON.stringify({ id }))).toEqual({ id: hashToUInt64(text) });
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('writes the same bytes compiled as with the plain loop (the fallback of edge runtimes)', async () => {
