@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { memoizeBounded } from './enrich/memo.js';
 import { hashToUInt64Words } from './enrich/visitor.js';
 import { firstIssue, ImportLine, parseHttpUrl, type ImportInput } from './event-schema.js';
-import { acceptImportLine } from './import-fast.js';
+import { acceptImportLine } from './fast-accept.js';
 import { RowBuffer, TABLE_COLUMNS } from './insert.js';
 import { RowBinaryWriter, rowBinaryEncoder } from './rowbinary.js';
 import { rowBinaryColumnTypes, type ClickHouseClient } from '../adapters/clickhouse.js';
