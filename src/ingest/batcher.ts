@@ -33,6 +33,13 @@ interface Batch {
   token: string;
 }
 
+/** Writers waiting for their rows to reach the journal. */
+interface JournalWaiters {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
 /** One table's buffer: rows not yet in a batch, and sealed batches waiting to be inserted in order. */
 class TableQueue {
   constructor(
@@ -45,27 +52,65 @@ class TableQueue {
    * and sealing a batch (nothing left to join or encode) never stalls the event loop.
    */
   open = new RowBuffer();
-  /** Bytes of `open` already in the journal. */
-  journaled = 0;
+  /** How much of `open` is in the journal. */
+  private journaledBytes = 0;
+  private journaledRows = 0;
+  /** The writers of the rows after that point. */
+  private waiters: JournalWaiters | null = null;
   sealed: Batch[] = [];
   draining: Promise<void> | null = null;
 
-  /** Hands the journal the open rows it does not have yet. */
-  journalOpen(): void {
-    if (!this.toJournal || this.journaled === this.open.byteLength) return;
-    this.toJournal(this.open.bytes().subarray(this.journaled));
-    this.journaled = this.open.byteLength;
+  /**
+   * Settles once the rows written so far are in the journal (or failed to get there). The first
+   * writer after a commit calls `schedule`, which must call commitJournal later (group commit).
+   */
+  whenJournaled(schedule: () => void): Promise<void> {
+    if (!this.waiters) {
+      let resolve!: () => void;
+      let reject!: (err: unknown) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.waiters = { promise, resolve, reject };
+      schedule();
+    }
+    return this.waiters.promise;
   }
 
+  /**
+   * Appends the open rows the journal lacks, in one write. The journal takes all or none: when it
+   * fails, those rows leave the batch too and their writers fail, so an event answered with an
+   * error is never stored. Returns the rows dropped.
+   */
+  commitJournal(): number {
+    const waiters = this.waiters;
+    this.waiters = null;
+    if (this.toJournal && this.journaledBytes < this.open.byteLength) {
+      try {
+        this.toJournal(this.open.bytes().subarray(this.journaledBytes));
+      } catch (err) {
+        const dropped = this.open.rows - this.journaledRows;
+        this.open.truncate(this.journaledBytes, this.journaledRows);
+        waiters?.reject(err);
+        return dropped;
+      }
+      this.journaledBytes = this.open.byteLength;
+      this.journaledRows = this.open.rows;
+    }
+    waiters?.resolve();
+    return 0;
+  }
+
+  /** Seals the open rows into a batch; call commitJournal first, so the batch leaves the journal's open file whole. */
   seal(): void {
     if (this.open.rows === 0) return;
-    // The batch leaves the journal's open file whole, under its token.
-    this.journalOpen();
     const token = randomUUID();
     this.onSeal(token);
     this.sealed.push({ body: this.open.bytes(), rows: this.open.rows, token });
     this.open = new RowBuffer();
-    this.journaled = 0;
+    this.journaledBytes = 0;
+    this.journaledRows = 0;
   }
 }
 
@@ -76,10 +121,11 @@ class TableQueue {
  * buffer holds up to `maxBufferedRows` and drains when it returns.
  *
  * Durability: with a `journal`, `write` resolves once rows are in the journal too (the writes of
- * one event-loop turn share one journal write), and a batch leaves it only when ClickHouse has
- * it; a new batcher on the same journal first inserts what an earlier process left (under the
- * same tokens, so nothing is stored twice). Without one, a crash
- * (not a clean SIGTERM/SIGINT, which flushes) loses what is buffered.
+ * one event-loop turn share one journal write) and rejects, its rows dropped, when the journal
+ * refuses them; a batch leaves the journal only when ClickHouse has it; a new batcher on the
+ * same journal first inserts what an earlier process left (under the same tokens, so nothing is
+ * stored twice). Without one, a crash (not a clean SIGTERM/SIGINT, which flushes) loses what is
+ * buffered.
  */
 export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): EventSink & { buffered(): number } {
   // Rows are encoded as they arrive, so a large batch costs no event-loop stall; fewer, larger
@@ -149,28 +195,22 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
     return q.draining;
   }
 
+  /** Group commit: the rows a table got in one turn of the event loop reach the journal in one write. */
+  function commitJournal(q: TableQueue): void {
+    buffered -= q.commitJournal();
+  }
+
+  function seal(q: TableQueue): void {
+    commitJournal(q);
+    q.seal();
+  }
+
   function sealAll(): void {
     for (const table of Object.keys(queues) as IngestTable[]) {
-      queues[table].seal();
+      seal(queues[table]);
       if (queues[table].sealed.length > 0) void drain(table);
     }
   }
-
-  // Group commit: the rows written in one turn of the event loop reach the journal in one write,
-  // and each of those writes resolves only after it (a write per event was ~3% of the event path).
-  let journaling: Promise<void> | null = null;
-  const journalWritten = (): Promise<void> =>
-    (journaling ??= new Promise<void>((resolve, reject) => {
-      setImmediate(() => {
-        journaling = null;
-        try {
-          for (const q of Object.values(queues)) q.journalOpen();
-          resolve();
-        } catch (err) {
-          reject(err);
-        }
-      });
-    }));
 
   const timer = setInterval(sealAll, flushIntervalMs);
   timer.unref?.();
@@ -183,7 +223,7 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
     for (const table of Object.keys(queues) as IngestTable[]) {
       const q = queues[table];
       while (q.draining || q.sealed.length > 0 || q.open.rows > 0) {
-        q.seal();
+        seal(q);
         await drain(table);
       }
     }
@@ -201,9 +241,11 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
       const q = queues[table];
       for (const row of rows) q.open.append(row);
       buffered += rows.length;
-      const written = journal ? journalWritten() : undefined;
+      // Each write resolves only once its rows are in the journal (a write per event was ~3% of
+      // the event path; one per turn is what the batch needs).
+      const written = journal ? q.whenJournaled(() => setImmediate(() => commitJournal(q))) : undefined;
       if (q.open.rows >= maxBatchRows) {
-        q.seal();
+        seal(q);
         void drain(table);
       }
       await written;

@@ -31,6 +31,13 @@ export class ByteRows {
     this.rows += rows;
   }
 
+  /** Forgets what was written after the first `bytes` bytes, which held `rows` rows. */
+  truncate(bytes: number, rows: number): void {
+    if (bytes > this.size || rows > this.rows) throw new Error('cannot truncate beyond what was written');
+    this.size = bytes;
+    this.rows = rows;
+  }
+
   /** Bytes written so far. */
   get byteLength(): number {
     return this.size;

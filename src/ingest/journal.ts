@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IngestTable } from './insert.js';
 
@@ -16,7 +16,7 @@ export interface RecoveredBatch {
  * crash (kill -9, out of memory) loses nothing: the next process inserts what is left.
  */
 export interface BatchJournal {
-  /** Adds encoded rows to the table's open batch; they are in the OS's hands when this returns. */
+  /** Adds encoded rows to the table's open batch, all or none; they are in the OS's hands when this returns. */
   append(table: IngestTable, bytes: Uint8Array): void;
   /** The open batch was sealed under `token`: keep it under that token. */
   seal(table: IngestTable, token: string): void;
@@ -64,7 +64,18 @@ export function fileJournal(dir: string): BatchJournal {
   return {
     append(table, bytes) {
       const fd = fdOf(table);
-      for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written);
+      const start = fstatSync(fd).size;
+      try {
+        for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written);
+      } catch (err) {
+        // All or nothing: rows whose writers are told of the failure must not come back after a crash.
+        try {
+          ftruncateSync(fd, start);
+        } catch {
+          // Nothing more to do; the next start drops at most a partial last line.
+        }
+        throw err;
+      }
     },
     seal(table, token) {
       closeOpen(table);

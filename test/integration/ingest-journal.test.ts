@@ -84,6 +84,36 @@ describe('the ingest journal', () => {
     await batcher.close().catch(() => {});
   });
 
+  it('fails the writes whose rows the journal refused, and never stores those rows', async () => {
+    const dir = tempDir('refused');
+    const projectId = unique('prj_refused');
+    const inner = fileJournal(dir);
+    let refuse = false;
+    const journal: BatchJournal = {
+      ...inner,
+      append: (table, bytes) => {
+        if (refuse) throw new Error('ENOSPC: no space left on device, write');
+        inner.append(table, bytes);
+      },
+    };
+    // A batch is sealed at 12 rows: the refusal also hits the commit a seal makes first.
+    const batcher = createBatcher(h.deps.clickhouse, { journal, maxBatchRows: 12, flushIntervalMs: 3_600_000 });
+    const writeRows = (from: number, to: number) => Promise.allSettled(Array.from({ length: to - from }, (_, i) => batcher.write('events', [row(projectId, from + i)])));
+    expect((await writeRows(0, 5)).every((r) => r.status === 'fulfilled')).toBe(true);
+    refuse = true;
+    // Rows 5-11: the 12th seals the batch, whose journal commit is refused.
+    const refused = await writeRows(5, 12);
+    expect(refused.map((r) => r.status)).toEqual(Array(7).fill('rejected'));
+    expect(String((refused[0] as PromiseRejectedResult).reason)).toMatch(/ENOSPC/);
+    refuse = false;
+    expect((await writeRows(12, 17)).every((r) => r.status === 'fulfilled')).toBe(true);
+    expect(batcher.buffered()).toBe(10);
+    await batcher.close();
+    const rs = await h.deps.clickhouse.query({ query: 'SELECT visitor_id FROM events WHERE project_id = {id:String} ORDER BY toUInt64(visitor_id)', query_params: { id: projectId }, format: 'JSONEachRow' });
+    const stored = (await rs.json<{ visitor_id: string }>()).map((r) => Number(r.visitor_id) - 1);
+    expect(stored).toEqual([0, 1, 2, 3, 4, 12, 13, 14, 15, 16]);
+  });
+
   it('drops a partial last line left by a crash in the middle of a write', async () => {
     const dir = tempDir('partial');
     const projectId = unique('prj_partial');
