@@ -179,6 +179,9 @@ export const HitsBody = v.pipe(
 export function firstIssue(issues: readonly v.BaseIssue<unknown>[]): string {
   const issue = issues[0];
   const path = v.getDotPath(issue);
+  // valibot takes arrays for objects and words a missing key with the object's own message.
+  if (Array.isArray(issue.path?.[0]?.input)) return issue.message;
+  if (path && issue.kind === 'schema' && issue.type === 'object' && issue.input === undefined) return `${path} is required`;
   if (!path || issue.message.startsWith(path.split('.')[0])) return issue.message;
   return `${path}: ${issue.message}`;
 }

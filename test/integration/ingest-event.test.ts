@@ -52,10 +52,11 @@ describe('POST /api/event: malformed input', () => {
   const base = () => ({ site, kind: 'pageview', url: `https://${domain}/` });
   const cases: [string, () => unknown, number, RegExp][] = [
     ['non-JSON', () => 'not json {', 400, /JSON/],
-    ['a JSON array', () => [1, 2], 400, /object/],
+    ['a JSON array', () => [1, 2], 400, /^body must be a JSON object$/],
     ['site of the wrong type', () => ({ ...base(), site: 42 }), 400, /site/],
     ['url of the wrong type', () => ({ ...base(), url: 7 }), 400, /url/],
-    ['missing url', () => ({ site, kind: 'pageview' }), 400, /url/],
+    ['missing url', () => ({ site, kind: 'pageview' }), 400, /^url is required$/],
+    ['an empty object', () => ({}), 400, /^site is required$/],
     ['unknown kind', () => ({ ...base(), kind: 'click' }), 400, /kind must be one of/],
     ['data: URL', () => ({ ...base(), url: 'data:text/html,<b>x</b>' }), 400, /http\(s\) URL/],
     ['relative URL', () => ({ ...base(), url: '/about' }), 400, /http\(s\) URL/],
