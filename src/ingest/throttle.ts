@@ -83,9 +83,10 @@ class LocalWindows {
 
 /**
  * Per-project and per-IP ingest throttles: fixed windows in Redis (INCR + EXPIRE in a script; the
- * checks of one event-loop turn share one call, so a busy process sends a few calls per
- * millisecond rather than one per event). It fails open: when Redis errors or is slower than `redisTimeoutMs`, the same
- * limits are applied per process, and Redis is skipped for `cooldownMs` before it is tried again.
+ * checks of one event-loop turn share one call, so a busy process sends one call per turn rather
+ * than one per event). It fails open: when Redis errors or is slower than `redisTimeoutMs`, the
+ * same limits are applied per process, and Redis is skipped for `cooldownMs` before it is tried
+ * again.
  */
 export class IngestThrottle {
   private readonly perSecond = new LocalWindows();
