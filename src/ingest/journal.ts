@@ -47,35 +47,37 @@ function wholeLines(bytes: Uint8Array): { body: Uint8Array; rows: number } {
  */
 export function fileJournal(dir: string): BatchJournal {
   mkdirSync(dir, { recursive: true });
-  const fds = new Map<IngestTable, number>();
-  const fdOf = (table: IngestTable) => {
-    let fd = fds.get(table);
-    if (fd === undefined) {
-      fd = openSync(join(dir, openName(table)), 'a');
-      fds.set(table, fd);
+  /** The open file of each table, and its size (where a failed append truncates back to). */
+  const files = new Map<IngestTable, { fd: number; size: number }>();
+  const fileOf = (table: IngestTable) => {
+    let file = files.get(table);
+    if (file === undefined) {
+      const fd = openSync(join(dir, openName(table)), 'a');
+      file = { fd, size: fstatSync(fd).size };
+      files.set(table, file);
     }
-    return fd;
+    return file;
   };
   const closeOpen = (table: IngestTable) => {
-    const fd = fds.get(table);
-    if (fd !== undefined) closeSync(fd);
-    fds.delete(table);
+    const file = files.get(table);
+    if (file !== undefined) closeSync(file.fd);
+    files.delete(table);
   };
   return {
     append(table, bytes) {
-      const fd = fdOf(table);
-      const start = fstatSync(fd).size;
+      const file = fileOf(table);
       try {
-        for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written);
+        for (let written = 0; written < bytes.byteLength; ) written += writeSync(file.fd, bytes, written);
       } catch (err) {
         // All or nothing: rows whose writers are told of the failure must not come back after a crash.
         try {
-          ftruncateSync(fd, start);
+          ftruncateSync(file.fd, file.size);
         } catch {
           // Nothing more to do; the next start drops at most a partial last line.
         }
         throw err;
       }
+      file.size += bytes.byteLength;
     },
     seal(table, token) {
       closeOpen(table);
