@@ -18,18 +18,21 @@ const UINT32_MAX = 4_294_967_295;
 const optString = (v: unknown, max: number) => v === undefined || (typeof v === 'string' && v.length <= max);
 const idString = (v: unknown) => typeof v === 'string' && v.length >= 1 && v.length <= 128;
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+
 function propsOk(props: unknown): boolean {
   if (props === undefined) return true;
-  if (typeof props !== 'object' || props === null || Array.isArray(props)) return false;
+  if (!isPlainObject(props)) return false;
   let n = 0;
   for (const key in props) {
     if (!Object.hasOwn(props, key)) return false;
     // The schema drops these keys; a copy could otherwise set a prototype. Let it decide.
     if (++n > MAX_PROPS || key.length > 120 || key === '__proto__' || key === 'constructor' || key === 'prototype') return false;
-    const v = (props as Record<string, unknown>)[key];
+    const v = props[key];
     if (typeof v === 'string' ? v.length > 1000 : typeof v === 'number' ? !Number.isFinite(v) : typeof v !== 'boolean') return false;
   }
-  return Object.getPrototypeOf(props) === Object.prototype;
+  return true;
 }
 
 /**
@@ -55,23 +58,19 @@ function sharedFieldsOk(o: Record<string, unknown>, parseUrl: (text: string) => 
   return parsed;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
-
 /** The line as the schema would output it, plus its parsed URL and time (epoch ms); null when unsure. `parseUrl` may be a memo of parseHttpUrl. */
-export function acceptImportLine(json: unknown, parseUrl: (text: string) => URL | null = parseHttpUrl): { line: ImportInput; url: URL; at: number } | null {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
-  const o = json as Record<string, unknown>;
-  const { timestamp } = o;
+export function acceptImportLine(line: unknown, parseUrl: (text: string) => URL | null = parseHttpUrl): { line: ImportInput; url: URL; at: number } | null {
+  if (!isPlainObject(line)) return null;
+  const { timestamp } = line;
   if (typeof timestamp !== 'string' || !UTC_TIMESTAMP.test(timestamp)) return null;
   const at = Date.parse(timestamp);
   if (!(at >= MIN_EVENT_MS && at < END_EVENT_MS)) return null;
-  if (!idString(o.visitorId) || !idString(o.sessionId)) return null;
-  if (o.vitals !== undefined) return null;
-  if (o.countryCode !== undefined && (typeof o.countryCode !== 'string' || !COUNTRY.test(o.countryCode))) return null;
-  for (const k of ['region', 'city', 'browser', 'os', 'device'] as const) if (!optString(o[k], 128)) return null;
-  const url = sharedFieldsOk(o, parseUrl);
-  return url ? { line: o as unknown as ImportInput, url, at } : null;
+  if (!idString(line.visitorId) || !idString(line.sessionId)) return null;
+  if (line.vitals !== undefined) return null;
+  if (line.countryCode !== undefined && (typeof line.countryCode !== 'string' || !COUNTRY.test(line.countryCode))) return null;
+  for (const k of ['region', 'city', 'browser', 'os', 'device'] as const) if (!optString(line[k], 128)) return null;
+  const url = sharedFieldsOk(line, parseUrl);
+  return url ? { line: line as unknown as ImportInput, url, at } : null;
 }
 
 const VITALS = new Set(['lcp', 'inp', 'cls', 'fcp', 'ttfb']);

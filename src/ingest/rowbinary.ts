@@ -94,10 +94,7 @@ export class RowBinaryWriter extends ByteRows {
       if (hi > 0xffffffff) throw new Error(`not a UInt64: ${decimal}`);
     }
     if (n === 0) throw new Error('not a UInt64: (empty)');
-    this.reserve(8);
-    this.buf.writeUInt32LE(lo, this.size);
-    this.buf.writeUInt32LE(hi, this.size + 4);
-    this.size += 8;
+    this.uint64Words(hi, lo);
   }
 
   /** A UInt64 from its two 32-bit words. */
