@@ -14,6 +14,8 @@ import { keysOf, spyRedis, type RedisCall } from '../helpers/redis-spy.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const REDIRECT = 'http://127.0.0.1:33418/callback';
+/** This file's client address (TRUST_PROXY=1): per-address limits of other test files are not shared. */
+const CLIENT_IP = `10.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}`;
 
 let h: Harness;
 let app: App;
@@ -57,7 +59,7 @@ async function traced(run: () => Promise<Response>): Promise<{ res: Response; te
 
 const request = (method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
   traced(async () => {
-    const headers: Record<string, string> = { 'user-agent': CHROME, ...opts.headers };
+    const headers: Record<string, string> = { 'user-agent': CHROME, 'x-forwarded-for': CLIENT_IP, ...opts.headers };
     if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
     let body: string | undefined;
     if (opts.body !== undefined) {
@@ -80,7 +82,7 @@ const mentioning = (list: RedisCall[], text: string) => list.filter((c) => JSON.
 beforeAll(async () => {
   // Hundreds of requests of one credential: the limits are not what is tested here.
   const many = '1000000';
-  h = await createHarness({ env: { RATE_LIMIT_API_PER_MIN: many, RATE_LIMIT_EXPORT_PER_MIN: many, RATE_LIMIT_PATCH_PER_MIN: many, RATE_LIMIT_VERIFY_PER_MIN: many } });
+  h = await createHarness({ env: { TRUST_PROXY: '1', RATE_LIMIT_API_PER_MIN: many, RATE_LIMIT_EXPORT_PER_MIN: many, RATE_LIMIT_PATCH_PER_MIN: many, RATE_LIMIT_VERIFY_PER_MIN: many } });
   const spy = spyRedis(h.deps.redis);
   calls = spy.calls;
   const deps: Deps = { ...h.deps, redis: spy.redis };
@@ -119,7 +121,7 @@ describe('event `site`', () => {
       for (const url of [`https://${domain}/`, 'https://a.undefined/']) {
         const body = { site: bad, kind: 'pageview', url };
         const hono = await request('POST', '/api/event', { body });
-        const fast = await traced(() => fetch(`${node.url}/api/event`, { method: 'POST', headers: { 'user-agent': CHROME }, body: JSON.stringify(body) }));
+        const fast = await traced(() => fetch(`${node.url}/api/event`, { method: 'POST', headers: { 'user-agent': CHROME, 'x-forwarded-for': CLIENT_IP }, body: JSON.stringify(body) }));
         for (const [path, { res, text, calls: made }] of [['hono', hono], ['node', fast]] as const) {
           const what = `${path} ${JSON.stringify(bad).slice(0, 60)} ${url}`;
           // Longer than the schema's 64 characters is a 400 naming the field, as it was.
