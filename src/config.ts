@@ -69,12 +69,17 @@ export const ConfigSchema = v.object({
       v.regex(/^$|^[0-9a-fA-F.:[\]]+(,\s*[0-9a-fA-F.:[\]]+)*$/, 'DNS_SERVERS must be a comma-separated list of IP[:port]'),
     ),
   ),
-  /** Believe X-Forwarded-For / X-Real-IP / CF-Connecting-IP: only behind a proxy that sets them. */
+  /**
+   * How many proxies we run in front of the service (0: none, the socket's address is the client).
+   * With n the client is the n-th X-Forwarded-For entry from the right (src/ingest/client-ip.ts).
+   * `true`/`yes` mean 1, `false`/`no`/empty 0, as before the count was taken.
+   */
   TRUST_PROXY: v.pipe(
-    v.optional(v.string(), 'false'),
+    v.optional(v.string(), '0'),
     v.transform((s) => s.trim().toLowerCase()),
-    v.picklist(['1', '0', 'true', 'false', 'yes', 'no', ''], 'TRUST_PROXY must be true or false'),
-    v.transform((s) => s === '1' || s === 'true' || s === 'yes'),
+    v.transform((s) => (s === 'true' || s === 'yes' ? '1' : s === 'false' || s === 'no' || s === '' ? '0' : s)),
+    v.regex(/^\d{1,2}$/, 'TRUST_PROXY must be the number of trusted proxy hops (0–99), or true/false'),
+    v.transform(Number),
   ),
 });
 

@@ -38,11 +38,34 @@ export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
 }
 
+/**
+ * Whether Redis could not be reached (an outage: 503). A reply error is not one: Redis answered,
+ * and refused the command (see isStoreReplyError).
+ */
 export function isStoreUnavailable(err: unknown): boolean {
   if (err instanceof StoreUnavailableError) return true;
-  // Upstash REST over fetch: network failures surface as TypeError("fetch failed") or aborts.
   const e = err as { name?: string; message?: string } | undefined;
-  return !!e && (e.name === 'TypeError' && /fetch/i.test(e.message ?? '') || e.name === 'AbortError' || e.name === 'TimeoutError');
+  if (!e) return false;
+  // Upstash REST over fetch: network failures surface as TypeError("fetch failed") or aborts;
+  // a body that is not JSON is a gateway's page, not Redis's answer.
+  return (e.name === 'TypeError' && /fetch/i.test(e.message ?? '')) || e.name === 'AbortError' || e.name === 'TimeoutError' || e.name === 'UpstashJSONParseError';
+}
+
+/**
+ * Whether Redis answered a command with an error (WRONGTYPE, NOSCRIPT, OOM…). Both clients
+ * surface it as an UpstashError: the REST API sends `{ error }`, and the RESP adapter answers
+ * the same way. It is a fault of ours or of the data, never an outage: a 500, logged.
+ */
+export function isStoreReplyError(err: unknown): boolean {
+  return (err as { name?: string } | undefined)?.name === 'UpstashError';
+}
+
+/**
+ * The reply error's text without the command the REST client appends (`…, command was: [...]`):
+ * its arguments may hold record values that have no place in a log.
+ */
+export function storeReplyText(err: unknown): string {
+  return String((err as Error).message ?? err).split(', command was: ')[0]!;
 }
 
 /** What an error answers: status, extra headers and the `{ error }` body. */
@@ -63,7 +86,8 @@ export function errorPayload(err: unknown): ErrorPayload {
     return { status: err.status, headers: {}, body: { error: err.message || 'Bad request' } };
   }
   if (isStoreUnavailable(err)) return { status: 503, headers: { 'Retry-After': '5' }, body: { error: Messages.unavailable } };
-  console.error('[sightline] unhandled error', err);
+  if (isStoreReplyError(err)) console.error(`[sightline] Redis refused a command: ${storeReplyText(err)}`);
+  else console.error('[sightline] unhandled error', err);
   return { status: 500, headers: {}, body: { error: 'Internal server error' } };
 }
 

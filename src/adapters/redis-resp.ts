@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import { createClient, ErrorReply, MultiErrorReply } from 'redis';
 import { Redis } from '@upstash/redis';
 import type { Requester, UpstashRequest, UpstashResponse } from '@upstash/redis';
 import { StoreUnavailableError } from '../errors.js';
@@ -17,6 +17,12 @@ export interface RespRedisOptions {
 }
 
 const toArgs = (cmd: Command) => cmd.map((a) => (typeof a === 'string' ? a : String(a)));
+
+/** A reply error of one command, kept as a value until it is answered as `{ error }`. */
+class ReplyError {
+  constructor(readonly message: string) {}
+}
+const replyError = (err: Error) => new ReplyError(err.message);
 
 /**
  * An `@upstash/redis` client that speaks RESP to a local Redis instead of REST, so Node and
@@ -56,17 +62,17 @@ export async function connectRespRedis(opts: RespRedisOptions): Promise<RespRedi
       ]);
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
-      const e = err as Error;
-      // A reply error (WRONGTYPE, NOSCRIPT…) is the command's answer, not an outage.
-      if (e.constructor?.name === 'ErrorReply' || e.name === 'ErrorReply') return { __error: e.message };
-      throw new StoreUnavailableError(e.message);
+      // A reply error (WRONGTYPE, NOSCRIPT…) is the command's answer, not an outage: it goes back
+      // as the REST API sends it (`{ error }`), and @upstash/redis throws it as an UpstashError.
+      // (node-redis throws SimpleError/BlobError, subclasses of ErrorReply; a name check misses them.)
+      if (err instanceof ErrorReply) return replyError(err);
+      throw new StoreUnavailableError((err as Error).message);
     } finally {
       clearTimeout(timer);
     }
   };
   const run = (cmd: Command) => guarded(() => client.sendCommand(toArgs(cmd)));
-  const answer = (r: unknown): UpstashResponse<unknown> =>
-    r && typeof r === 'object' && '__error' in r ? { error: String((r as { __error: string }).__error) } : { result: r };
+  const answer = (r: unknown): UpstashResponse<unknown> => (r instanceof ReplyError ? { error: r.message } : { result: r });
 
   const requester: Requester = {
     async request<T>(req: UpstashRequest): Promise<UpstashResponse<T>> {
@@ -77,11 +83,19 @@ export async function connectRespRedis(opts: RespRedisOptions): Promise<RespRedi
         return results.map(answer) as unknown as UpstashResponse<T>;
       }
       if (path === 'multi-exec') {
-        const results = await guarded(() => {
+        const results = await guarded(async () => {
           const tx = client.multi();
           for (const c of req.body as Command[]) tx.addCommand(toArgs(c));
-          return tx.exec();
+          try {
+            return await tx.exec();
+          } catch (err) {
+            // Some commands of the transaction failed: answer each, as the REST API does.
+            if (err instanceof MultiErrorReply) return err.replies.map((r) => (r instanceof ErrorReply ? replyError(r) : r));
+            throw err;
+          }
         });
+        // The whole transaction refused (EXECABORT): every command answers that error.
+        if (results instanceof ReplyError) return (req.body as Command[]).map(() => answer(results)) as unknown as UpstashResponse<T>;
         return (results as unknown[]).map(answer) as unknown as UpstashResponse<T>;
       }
       return answer(await run(req.body as Command)) as UpstashResponse<T>;

@@ -1,7 +1,8 @@
 import type { Redis } from '@upstash/redis';
 import type { Scope } from './context.js';
 import { hashPassword } from './password.js';
-import { generateToken, newId, sha256Hex } from './tokens.js';
+import { isEmailKey, isId, newId } from '../ids.js';
+import { generateToken, sha256Hex } from './tokens.js';
 
 /** Redis key names for identity records. Credentials appear only as SHA-256 digests. */
 export const IdentityKeys = {
@@ -45,12 +46,17 @@ export interface SessionRecord {
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/** The account, or null; an id not of the account format without a Redis call. */
 export async function getAccount(redis: Redis, id: string): Promise<Account | null> {
+  if (!isId('account', id)) return null;
   return redis.get<Account>(IdentityKeys.account(id));
 }
 
+/** The account of an email, or null; what cannot be an email is not looked up. */
 export async function findAccountByEmail(redis: Redis, email: string): Promise<Account | null> {
-  const id = await redis.get<string>(IdentityKeys.accountByEmail(normalizeEmail(email)));
+  const key = normalizeEmail(email);
+  if (!isEmailKey(key)) return null;
+  const id = await redis.get<string>(IdentityKeys.accountByEmail(key));
   return id ? getAccount(redis, String(id)) : null;
 }
 
@@ -64,7 +70,7 @@ export async function createAccount(
 ): Promise<Account> {
   const email = normalizeEmail(input.email);
   const account: Account = {
-    id: newId('acc'),
+    id: newId('account'),
     email,
     name: input.name ?? '',
     passwordHash: input.password ? await hashPassword(input.password) : null,
@@ -88,7 +94,7 @@ export async function createApiKey(
 ): Promise<{ record: ApiKeyRecord; key: string }> {
   const key = generateToken('key');
   const record: ApiKeyRecord = {
-    id: newId('key'),
+    id: newId('apiKey'),
     accountId: input.accountId,
     scope: input.scope,
     name: input.name ?? '',
@@ -128,6 +134,7 @@ export async function listApiKeys(redis: Redis, accountId: string): Promise<(Api
 
 /** Deletes a key by id; returns its hash (for cache eviction) or null if it was not found. */
 export async function revokeApiKey(redis: Redis, keyId: string, accountId?: string): Promise<string | null> {
+  if (!isId('apiKey', keyId)) return null;
   const hash = await redis.get<string>(IdentityKeys.apiKeyById(keyId));
   if (!hash) return null;
   const record = await findApiKeyByHash(redis, String(hash));

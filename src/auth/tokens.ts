@@ -4,6 +4,8 @@
  * `slr_`, authorization codes `slc_`. The checksum lets a garbled or made-up credential be
  * refused without a Redis lookup.
  */
+import { randomBase62 } from '../ids.js';
+
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LEN = 22;
 const SUM_LEN = 6;
@@ -11,19 +13,6 @@ const SUM_LEN = 6;
 export type TokenKind = 'key' | 'session' | 'oauth' | 'refresh' | 'code';
 const PREFIX: Record<TokenKind, string> = { key: 'sl_', session: 'sls_', oauth: 'slo_', refresh: 'slr_', code: 'slc_' };
 const KIND_BY_PREFIX = new Map(Object.entries(PREFIX).map(([kind, prefix]) => [prefix, kind as TokenKind]));
-
-function randomBase62(length: number): string {
-  const out: string[] = [];
-  const bytes = new Uint8Array(length * 2);
-  while (out.length < length) {
-    crypto.getRandomValues(bytes);
-    for (const b of bytes) {
-      // 248 = 4 * 62: reject the tail to keep the alphabet uniform.
-      if (b < 248 && out.length < length) out.push(BASE62[b % 62]);
-    }
-  }
-  return out.join('');
-}
 
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
@@ -78,9 +67,4 @@ export function timingSafeEqualHex(a: string, b: string): boolean {
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
-}
-
-/** Short random identifiers for records (URL-safe, prefixed by type). */
-export function newId(prefix: string, length = 16): string {
-  return `${prefix}_${randomBase62(length)}`;
 }

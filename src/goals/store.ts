@@ -1,5 +1,5 @@
 import type { Redis } from '@upstash/redis';
-import { newId } from '../auth/tokens.js';
+import { isId, newId, type IdKind } from '../ids.js';
 import { ProjectKeys } from '../projects/store.js';
 
 export const GOAL_TYPES = ['event', 'pageview', 'revenue', 'traffic', 'engagement'] as const;
@@ -67,7 +67,7 @@ return seq`;
  * One Redis hash per project and kind, field = id, value = the JSON record (plus its creation
  * sequence number). Records are small and few, so listing reads the whole hash.
  */
-function recordStore<T extends Stored>(key: (projectId: string) => string, idPrefix: string) {
+function recordStore<T extends Stored>(key: (projectId: string) => string, idKind: IdKind) {
   return {
     async list(redis: Redis, projectId: string): Promise<T[]> {
       const all = (await redis.hgetall<Record<string, WithSeq<T> | number>>(key(projectId))) ?? {};
@@ -77,8 +77,9 @@ function recordStore<T extends Stored>(key: (projectId: string) => string, idPre
         .sort((a, b) => a.seq - b.seq)
         .map(({ seq: _seq, ...record }) => record as unknown as T);
     },
+    /** The record, or null; an id not of the kind's format (SEQ_FIELD included) without a Redis call. */
     async get(redis: Redis, projectId: string, id: string): Promise<T | null> {
-      if (id === SEQ_FIELD) return null;
+      if (!isId(idKind, id)) return null;
       const found = await redis.hget<WithSeq<T>>(key(projectId), id);
       if (!found) return null;
       const { seq: _seq, ...record } = found;
@@ -90,19 +91,19 @@ function recordStore<T extends Stored>(key: (projectId: string) => string, idPre
      * Null when the project is full.
      */
     async create(redis: Redis, projectId: string, input: Omit<T, 'id' | 'createdAt'>, now: number, max: number): Promise<T | null> {
-      const record = { ...input, id: newId(idPrefix, 16), createdAt: new Date(now).toISOString() } as T;
+      const record = { ...input, id: newId(idKind), createdAt: new Date(now).toISOString() } as T;
       const seq = await redis.eval<string[], number>(CREATE_SCRIPT, [key(projectId)], [record.id, JSON.stringify(record), String(max)]);
       return Number(seq) > 0 ? record : null;
     },
     /** True when the record existed. */
     async remove(redis: Redis, projectId: string, id: string): Promise<boolean> {
-      if (id === SEQ_FIELD) return false;
+      if (!isId(idKind, id)) return false;
       return (await redis.hdel(key(projectId), id)) > 0;
     },
   };
 }
 
 /** Goals of a project, in creation order. */
-export const goalStore = recordStore<Goal>(ProjectKeys.goals, 'gol');
+export const goalStore = recordStore<Goal>(ProjectKeys.goals, 'goal');
 /** Funnel definitions of a project, in creation order. */
-export const funnelStore = recordStore<Funnel>(ProjectKeys.funnels, 'fnl');
+export const funnelStore = recordStore<Funnel>(ProjectKeys.funnels, 'funnel');

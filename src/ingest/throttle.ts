@@ -1,4 +1,5 @@
 import type { Redis } from '@upstash/redis';
+import { isStoreReplyError, storeReplyText } from '../errors.js';
 import { SESSION_LUA, type SessionCall } from './enrich/session.js';
 
 export interface ThrottleLimits {
@@ -145,7 +146,12 @@ export class IngestThrottle {
       } else args.push('0');
     }
     void this.fromRedis(keys, args).then((answer) => {
-      if (!answer || answer.length !== batch.length * 3) {
+      if (answer === 'refused') {
+        // Redis answered, with an error: not an outage, so no cooldown; this batch is decided here.
+        for (const c of batch) c.resolve(this.decideLocally(c.projectId, c.ip, c.sec, c.min));
+        return;
+      }
+      if (answer === 'down' || answer.length !== batch.length * 3) {
         this.redisDownUntil = this.now() + this.cooldownMs;
         for (const c of batch) c.resolve(this.decideLocally(c.projectId, c.ip, c.sec, c.min));
         return;
@@ -186,15 +192,30 @@ export class IngestThrottle {
     }
   }
 
-  private async fromRedis(keys: string[], args: string[]): Promise<unknown[] | null> {
+  private lastRefusalLog = -Infinity;
+
+  /**
+   * The script's answer; 'down' when Redis failed or was slower than the timeout (an outage),
+   * 'refused' when it answered with an error (WRONGTYPE, OOM…: logged, at most every 10 s).
+   */
+  private async fromRedis(keys: string[], args: string[]): Promise<unknown[] | 'down' | 'refused'> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), this.timeoutMs);
+    const timeout = new Promise<'down'>((resolve) => {
+      timer = setTimeout(() => resolve('down'), this.timeoutMs);
     });
     try {
-      const answer = this.runScript(keys, args).catch(() => null);
-      const reply = await Promise.race([answer, timeout]);
-      return Array.isArray(reply) ? reply : null;
+      const answer = this.runScript(keys, args).then(
+        (reply) => (Array.isArray(reply) ? reply : ('down' as const)),
+        (err: unknown) => {
+          if (!isStoreReplyError(err)) return 'down' as const;
+          if (this.now() - this.lastRefusalLog >= 10_000) {
+            this.lastRefusalLog = this.now();
+            console.error(`[sightline] ingest throttle: Redis refused the script: ${storeReplyText(err)}`);
+          }
+          return 'refused' as const;
+        },
+      );
+      return await Promise.race([answer, timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -16,6 +16,8 @@ export function toRequest(tool: ToolSpec, args: Record<string, unknown>, origin:
     const value = rest[name];
     delete rest[name];
     if (typeof value !== 'string' || value.trim() === '') return `${name} is required`;
+    // `.` and `..` (even percent-encoded) are dot segments to the URL parser: they would name another route.
+    if (/^\.{1,2}$/.test(value.trim())) return `${name} is not valid`;
     path = path.replace(`:${name}`, encodeURIComponent(value.trim()));
   }
   const url = new URL(`/api/v1${path}`, origin);

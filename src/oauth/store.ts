@@ -1,6 +1,7 @@
 import type { Redis } from '@upstash/redis';
 import type { Scope } from '../auth/context.js';
-import { generateToken, newId, sha256Hex } from '../auth/tokens.js';
+import { generateToken, parseToken, sha256Hex } from '../auth/tokens.js';
+import { isId, newId } from '../ids.js';
 
 /**
  * Redis records of the OAuth authorization server. Codes and tokens appear only as SHA-256
@@ -56,19 +57,21 @@ export interface TokenRecord extends GrantFields {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function registerClient(redis: Redis, input: { clientName: string; redirectUris: string[] }, now: number): Promise<OAuthClient> {
-  const client: OAuthClient = { clientId: newId('cli', 22), clientName: input.clientName, redirectUris: input.redirectUris, createdAt: iso(now) };
+  const client: OAuthClient = { clientId: newId('oauthClient'), clientName: input.clientName, redirectUris: input.redirectUris, createdAt: iso(now) };
   await redis.set(OAuthKeys.client(client.clientId), client, { ex: CLIENT_TTL_SECONDS });
   return client;
 }
 
+/** The registered client, or null; a client_id not of the format is unknown without a Redis call. */
 export async function getClient(redis: Redis, clientId: string): Promise<OAuthClient | null> {
+  if (!isId('oauthClient', clientId)) return null;
   return redis.get<OAuthClient>(OAuthKeys.client(clientId));
 }
 
 /** Issues a single-use authorization code (60 s). */
 export async function createCode(redis: Redis, fields: Omit<CodeRecord, 'expiresAt' | 'grantId'>, now: number): Promise<string> {
   const code = generateToken('code');
-  const record: CodeRecord = { ...fields, grantId: newId('grt', 16), expiresAt: iso(now + CODE_TTL_SECONDS * 1000) };
+  const record: CodeRecord = { ...fields, grantId: newId('oauthGrant'), expiresAt: iso(now + CODE_TTL_SECONDS * 1000) };
   await redis.set(OAuthKeys.code(await sha256Hex(code)), record, { ex: CODE_TTL_SECONDS });
   return code;
 }
@@ -80,6 +83,8 @@ export type CodeOutcome = { ok: true; record: CodeRecord } | { ok: false; reused
  * exchange of the same code revokes every token issued from it (RFC 6749 §4.1.2).
  */
 export async function consumeCode(redis: Redis, code: string, now: number): Promise<CodeOutcome> {
+  // Not a well-formed code: unknown, and never looked up.
+  if (parseToken(code) !== 'code') return { ok: false, reused: false };
   const hash = await sha256Hex(code);
   const record = await redis.get<CodeRecord>(OAuthKeys.code(hash));
   const first = record
@@ -133,6 +138,7 @@ export type RefreshOutcome = { ok: true; record: TokenRecord } | { ok: false };
  * rotated refresh token again means it leaked: the whole grant is revoked.
  */
 export async function consumeRefreshToken(redis: Redis, token: string, now: number): Promise<RefreshOutcome> {
+  if (parseToken(token) !== 'refresh') return { ok: false };
   const hash = await sha256Hex(token);
   const record = await redis.getdel<TokenRecord>(OAuthKeys.refresh(hash));
   if (!record) {
@@ -158,6 +164,8 @@ export async function revokeGrant(redis: Redis, grantId: string): Promise<void> 
  * are not an error.
  */
 export async function revokeToken(redis: Redis, token: string, clientId: string): Promise<void> {
+  const kind = parseToken(token);
+  if (kind !== 'refresh' && kind !== 'oauth') return;
   const hash = await sha256Hex(token);
   const refresh = await redis.get<TokenRecord>(OAuthKeys.refresh(hash));
   if (refresh) {
@@ -170,13 +178,14 @@ export async function revokeToken(redis: Redis, token: string, clientId: string)
 
 /** A one-time CSRF token for a consent or login form, bound to the browser's session (or none). */
 export async function createCsrf(redis: Redis, binding: string): Promise<string> {
-  const token = newId('csrf', 24);
+  const token = newId('csrf');
   await redis.set(OAuthKeys.csrf(await sha256Hex(token)), binding, { ex: CSRF_TTL_SECONDS });
   return token;
 }
 
 /** True when `token` was issued for `binding`; the token is spent either way. */
 export async function consumeCsrf(redis: Redis, token: string, binding: string): Promise<boolean> {
+  if (!isId('csrf', token)) return false;
   const stored = await redis.getdel<string>(OAuthKeys.csrf(await sha256Hex(token)));
   return stored !== null && String(stored) === binding;
 }

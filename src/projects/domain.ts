@@ -1,7 +1,7 @@
+import { isProjectDomain } from '../ids.js';
+
 /** Why a domain was refused; the message is shown to the user. */
 export class InvalidDomainError extends Error {}
-
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
  * Normalizes what a user typed into the hostname a project is keyed by: trims, lowercases,
@@ -23,13 +23,7 @@ export function normalizeDomain(input: string): string {
   }
   host = host.replace(/\.$/, '');
   if (host.startsWith('www.')) host = host.slice(4);
-  const labels = host.split('.');
-  const valid =
-    host.length <= 253 &&
-    labels.length >= 2 &&
-    labels.every((l) => LABEL.test(l)) &&
-    !/^\d+$/.test(labels[labels.length - 1]);
-  if (!valid) throw new InvalidDomainError('domain is not a valid hostname');
+  if (!isProjectDomain(host)) throw new InvalidDomainError('domain is not a valid hostname');
   return host;
 }
 

@@ -1,5 +1,5 @@
 import type { Redis } from '@upstash/redis';
-import { newId } from '../auth/tokens.js';
+import { isId, isProjectDomain, newId } from '../ids.js';
 
 export type Role = 'owner' | 'admin' | 'member';
 
@@ -53,7 +53,7 @@ export async function createProject(
   now: number,
 ): Promise<CreateOutcome> {
   const project: Project = {
-    id: newId('prj', 20),
+    id: newId('project'),
     name: input.name,
     domain: input.domain,
     timeZone: input.timeZone,
@@ -81,11 +81,20 @@ export async function createProject(
   return { ok: true, project };
 }
 
+/**
+ * The project with this id, or null. An id not of the project format (from a request: the
+ * tracker's `site`) is unknown without a Redis call.
+ */
 export async function getProject(redis: Redis, id: string): Promise<Project | null> {
-  return redis.get<Project>(ProjectKeys.project(id));
+  if (!isId('project', id)) return null;
+  const project = await redis.get<Project>(ProjectKeys.project(id));
+  // Only a project record is stored under its key; anything else is not one.
+  return project !== null && typeof project === 'object' && project.id === id ? project : null;
 }
 
+/** The id of the project holding `domain`; null (without a Redis call) for what is no project domain. */
 export async function findProjectIdByDomain(redis: Redis, domain: string): Promise<string | null> {
+  if (!isProjectDomain(domain)) return null;
   const id = await redis.get<string>(ProjectKeys.domain(domain));
   return id ? String(id) : null;
 }

@@ -133,7 +133,8 @@ describe('POST /api/event: dropped but well-formed → 202 with a reason', () =>
   });
 
   it('excluded IP', async () => {
-    const res = await post({ site, kind: 'pageview', url: `https://${domain}/` }, { 'X-Forwarded-For': `${EXCLUDED_IP}, 10.0.0.1` });
+    // TRUST_PROXY=1: the rightmost entry is the one our proxy wrote; the left one is the client's own text.
+    const res = await post({ site, kind: 'pageview', url: `https://${domain}/` }, { 'X-Forwarded-For': `10.0.0.1, ${EXCLUDED_IP}` });
     expect(res.status).toBe(202);
     expect(res.headers.get('x-sightline-dropped')).toBe('excluded-ip');
   });

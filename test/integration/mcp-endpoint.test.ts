@@ -227,6 +227,16 @@ describe('MCP tools answer what REST answers', () => {
         expect(text(result)).toBe('Project not found');
       }
     }
+    // Ids that cannot name a project are unknown too; dot segments would name another route, and are refused.
+    for (const domain of [`${bobSite.domain}:members`, '*', `${bobSite.domain}\u0000`]) {
+      const result = (await client.callTool({ name: 'report_stats', arguments: { domain } })) as CallToolResult;
+      expect(text(result), JSON.stringify(domain)).toBe('Project not found');
+    }
+    for (const domain of ['.', '..', ' .. ']) {
+      const result = (await client.callTool({ name: 'get_project', arguments: { domain } })) as CallToolResult;
+      expect(result.isError, domain).toBe(true);
+      expect(text(result)).toBe('domain is not valid');
+    }
     const missing = (await client.callTool({ name: 'report_stats', arguments: {} })) as CallToolResult;
     expect(missing.isError).toBe(true);
     expect(text(missing)).toBe('domain is required');

@@ -138,6 +138,14 @@ describe('Redis outage', () => {
     expect((await h.call('GET', P)).status).toBe(401);
   });
 
+  it('an event whose site cannot be a project id is unknown-site while Redis is down: no lookup, no 503', async () => {
+    for (const site of ['prj_x:members', '*', `${'prj_'}${'a'.repeat(20)}:installed`]) {
+      const res = await h.call('POST', '/api/event', { body: { site, kind: 'pageview', url: `https://${domain}/` } });
+      expect(res.status, site).toBe(202);
+      expect(res.headers.get('x-sightline-dropped'), site).toBe('unknown-site');
+    }
+  });
+
   it('Redis back on the same port: the service recovers by itself', async () => {
     await startRedis();
     const ms = await recoveryTime(5000);

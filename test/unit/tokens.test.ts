@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../src/auth/password.js';
-import { crc32, generateToken, newId, parseToken, sha256Hex, timingSafeEqualHex } from '../../src/auth/tokens.js';
+import { crc32, generateToken, parseToken, sha256Hex, timingSafeEqualHex } from '../../src/auth/tokens.js';
 
 const BASE62_CHARS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -64,11 +64,6 @@ describe('credential tokens', () => {
     expect(timingSafeEqualHex('abcd', 'abcd')).toBe(true);
     expect(timingSafeEqualHex('abcd', 'abce')).toBe(false);
     expect(timingSafeEqualHex('abcd', 'abc')).toBe(false);
-  });
-
-  it('newId is prefixed, URL-safe and of the asked length', () => {
-    expect(newId('prj', 20)).toMatch(/^prj_[0-9A-Za-z]{20}$/);
-    expect(newId('acc')).toMatch(/^acc_[0-9A-Za-z]{16}$/);
   });
 });
 
