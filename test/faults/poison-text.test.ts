@@ -28,6 +28,13 @@ const POISON: [sent: string, stored: string][] = [
 ];
 /** Ordinary events sent after the poison on each path. */
 const NORMAL = 200;
+/**
+ * A flush that has not finished by then is stuck behind a refused batch (a healthy one takes well
+ * under a second; the first inserts into a cold engine on a busy two-core host, a few seconds).
+ */
+const FLUSH_DEADLINE_MS = 30_000;
+/** Room for that deadline inside each test. */
+const TEST_TIMEOUT = { timeout: 60_000 };
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0';
@@ -39,7 +46,7 @@ const BAD = { ff: [0xff], truncated: [0xc3, 0x28], surrogate: [0xed, 0xa0, 0x80]
 /** Those bytes as a (non-fatal) UTF-8 decoder reads them. */
 const BAD_TEXT = { ff: '\ufffd', truncated: '\ufffd(', surrogate: '\ufffd\ufffd\ufffd', overlong: '\ufffd\ufffd' };
 /** JSON text with raw bytes spliced in. */
-const bytesOf = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+const bytesOf = (...parts: (string | number[] | Uint8Array)[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
 
 let h: Harness;
 let owner: TestUser;
@@ -120,7 +127,7 @@ afterAll(async () => {
   await closeHarness();
 });
 
-describe('POST /api/event with poison text, then ordinary events', () => {
+describe('POST /api/event with poison text, then ordinary events', TEST_TIMEOUT, () => {
   /** The poison events of a project: every string field of the body holds one poison value. */
   const poisonEvents = (site: string, domain: string) =>
     POISON.map(([sent], i) => ({
@@ -140,7 +147,7 @@ describe('POST /api/event with poison text, then ordinary events', () => {
     );
 
   async function checkStored(p: { id: string; domain: string }) {
-    await within(20_000, 'flushing the batcher', h.deps.sink.flush());
+    await within(FLUSH_DEADLINE_MS, 'flushing the batcher', h.deps.sink.flush());
     // Every poison event, the raw-bytes one, the crawler and every ordinary event: nothing refused, nothing lost.
     expect(await count('events', p.id)).toBe(POISON.length + 1 + NORMAL);
     expect(await count('events', p.id, "path LIKE '/normal/%'")).toBe(NORMAL);
@@ -171,7 +178,7 @@ describe('POST /api/event with poison text, then ordinary events', () => {
 
   it('through the Hono app (the Workers route): every poison event stored as valid text, every ordinary event counted', async () => {
     const p = await project('poison-hono');
-    const post = (body: BodyInit, ua = CHROME) =>
+    const post = async (body: BodyInit, ua = CHROME) =>
       h.app.request('/api/event', { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': ua, 'x-forwarded-for': freshIp() }, body });
     for (const e of poisonEvents(p.id, p.domain)) {
       const res = await post(JSON.stringify(e));
@@ -211,7 +218,7 @@ describe('POST /api/event with poison text, then ordinary events', () => {
   });
 });
 
-describe('POST …/hits with poison text, then ordinary hits', () => {
+describe('POST …/hits with poison text, then ordinary hits', TEST_TIMEOUT, () => {
   it('stores poison paths, user agents and referrers as valid text, and every ordinary hit', async () => {
     const p = await project('poison-hits');
     const poison = POISON.flatMap(([sent], i) => [
@@ -230,7 +237,7 @@ describe('POST …/hits with poison text, then ordinary hits', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ accepted: POISON.length + NORMAL, bots: POISON.length + 1, rejected: 0, errors: [] });
 
-    await within(20_000, 'flushing the batcher', h.deps.sink.flush());
+    await within(FLUSH_DEADLINE_MS, 'flushing the batcher', h.deps.sink.flush());
     expect(await count('events', p.id)).toBe(POISON.length + NORMAL);
     expect(await count('events', p.id, "path LIKE '/normal/%'")).toBe(NORMAL);
     expect(await count('bot_hits', p.id)).toBe(POISON.length + 1);
@@ -247,7 +254,7 @@ describe('POST …/hits with poison text, then ordinary hits', () => {
   });
 });
 
-describe('POST …/import with poison text, then ordinary lines', () => {
+describe('POST …/import with poison text, then ordinary lines', TEST_TIMEOUT, () => {
   const at = () => new Date(Date.now() - 3_600_000).toISOString();
   /** Poison in every string field of a line, one line per value; then a line of raw bytes; then ordinary lines. */
   const importBody = (domain: string) => {
@@ -327,7 +334,7 @@ describe('POST …/import with poison text, then ordinary lines', () => {
   });
 });
 
-describe('Workers queue consumer with poison text, then ordinary rows', () => {
+describe('Workers queue consumer with poison text, then ordinary rows', TEST_TIMEOUT, () => {
   type Message = MessageBatch<EventsMessage>['messages'][number];
 
   /** A queue batch as the Workers runtime hands it to `queue()`, recording acks and retries. */

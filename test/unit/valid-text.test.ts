@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { botHitRow, eventRow } from '../../src/ingest/pipeline.js';
 import { isValidText, validMapText, validRowText, validText } from '../../src/ingest/valid-text.js';
 
 const C0 = /[\u0000-\u001f]/;
@@ -98,5 +99,61 @@ describe('validRowText / validMapText', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+/** Every string in a row, props keys and values included. */
+const textsOf = (row: Record<string, unknown>): string[] =>
+  Object.values(row).flatMap((v) => (typeof v === 'string' ? [v] : v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v).flat().filter((t) => typeof t === 'string') : []));
+
+describe('the row builders every ingest path goes through', () => {
+  it('eventRow stores only valid text, whatever string fields an event or its enrichment brings', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          referrer: anyText,
+          name: anyText,
+          props: fc.dictionary(anyText, fc.oneof(anyText, fc.integer(), fc.boolean()), { maxKeys: 4 }),
+          utm: anyText,
+          path: anyText,
+          dims: fc.array(anyText, { minLength: 7, maxLength: 7 }),
+          countryCode: fc.constantFrom('', 'DE', 'x\ud800', '\u0000'),
+        }),
+        ({ referrer, name, props, utm, path, dims, countryCode }) => {
+          const url = new URL('https://example.com/');
+          url.pathname = path;
+          url.hash = path;
+          for (const key of ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content']) url.searchParams.set(key, utm);
+          const [region, city, device, browser, browserVersion, os, osVersion] = dims as [string, string, string, string, string, string, string];
+          const row = eventRow({ id: 'p', domain: 'example.com' }, { kind: 'custom', url, referrer, name, props }, 1_700_000_000_000, {
+            visitorId: '1',
+            sessionId: '2',
+            countryCode,
+            region,
+            city,
+            device,
+            browser,
+            browserVersion,
+            os,
+            osVersion,
+          });
+          for (const t of textsOf(row)) expect(isValidText(t), JSON.stringify(t)).toBe(true);
+          expect(textsOf(row).length).toBeGreaterThan(5);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('botHitRow stores only valid text, also after cutting a user agent inside a surrogate pair', () => {
+    fc.assert(
+      fc.property(anyText, anyText, (path, userAgent) => {
+        const row = botHitRow('p', { slug: 'googlebot', name: 'Googlebot', category: 'indexing' }, { verified: false, path, userAgent, now: 0 });
+        for (const t of textsOf(row)) expect(isValidText(t), JSON.stringify(t)).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+    const cut = botHitRow('p', { slug: 's', name: 'n', category: 'other' }, { verified: false, path: '/', userAgent: `${'a'.repeat(1023)}🚀`, now: 0 });
+    expect(cut.user_agent).toBe(`${'a'.repeat(1023)}\ufffd`);
   });
 });
