@@ -115,7 +115,7 @@ beforeAll(async () => {
   h = await createHarness({
     env: { TRUST_PROXY: '1', INGEST_IP_PER_MIN: '1000000', INGEST_PROJECT_PER_SEC: '1000000' },
     // The production write path on Node: rows batched and inserted as JSONEachRow.
-    sink: (deps) => (sink = createBatcher(deps.clickhouse, { maxBatchRows: 1000, flushIntervalMs: 100, retryDelayMs: 30, maxRetryDelayMs: 200, log: (l) => batcherLogs.push(l) })),
+    sink: (deps) => (sink = createBatcher(deps.clickhouse, { maxBatchRows: 1000, flushIntervalMs: 1000, retryDelayMs: 30, maxRetryDelayMs: 200, log: (l) => batcherLogs.push(l) })),
   });
   owner = await h.user('poison');
   node = await listenAsNode(h);
