@@ -1,6 +1,6 @@
 import type { Project } from '../projects/store.js';
 import { countryName } from './enrich/countries.js';
-import { referrerSource, parseUtm } from './enrich/referrer.js';
+import { referrerSource, parseUtm, type Utm } from './enrich/referrer.js';
 import { SESSION_IDLE_MS, sessionId } from './enrich/session.js';
 import { isStoreUnavailable } from '../errors.js';
 import { hashToUInt64 } from './enrich/visitor.js';
@@ -10,6 +10,7 @@ import type { GeoInfo } from './geo.js';
 import { chTimestamp } from './insert.js';
 import type { IngestState } from './state.js';
 import type { UInt64 } from './uint64.js';
+import { validText } from './valid-text.js';
 
 /** What the edge knows about the request an event came in. */
 export interface RequestFacts {
@@ -39,11 +40,11 @@ export interface EventFields {
   visitorId?: string;
 }
 
-/** Props are stored as Map(String, String): numbers and booleans keep their JSON text. */
+/** Props are stored as Map(String, String): numbers and booleans keep their JSON text; keys and strings made valid text. */
 export function propsToMap(props: Record<string, string | number | boolean> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!props) return out;
-  for (const [k, v] of Object.entries(props)) out[k] = typeof v === 'string' ? v : String(v);
+  for (const [k, v] of Object.entries(props)) out[validText(k)] = typeof v === 'string' ? validText(v) : String(v);
   return out;
 }
 
@@ -69,6 +70,15 @@ export interface EventDimensions {
 
 const NO_UTM = Object.freeze({ utm_source: '', utm_medium: '', utm_campaign: '', utm_term: '', utm_content: '' });
 
+/** UTM values are percent-decoded (`%00` is a NUL) and cut at 200 units (which may split a surrogate pair). */
+const validUtm = (utm: Utm): Utm => ({
+  utm_source: validText(utm.utm_source),
+  utm_medium: validText(utm.utm_medium),
+  utm_campaign: validText(utm.utm_campaign),
+  utm_term: validText(utm.utm_term),
+  utm_content: validText(utm.utm_content),
+});
+
 // Country names come from Intl (tens of µs a call); at most 26² codes, so remember them.
 const countryNames = new Map<string, string>();
 const nameOfCountry = (code: string): string => {
@@ -87,11 +97,18 @@ const nameOfCountry = (code: string): string => {
  * internal navigation: `(direct)`. A field at its column default ('', 0, no props, no metric) is
  * undefined: JSON leaves it out and ClickHouse fills the default, so a typical event sends about
  * half of its 35 columns (less to encode here, less for the engine to parse).
+ *
+ * Every ingest path (tracker events, hits, imports; on Workers the queue carries these rows)
+ * builds its events here, so this is where text is made valid for storage: each string that
+ * comes from the request or its enrichment passes validText. Not needed for the URL's hostname
+ * and path (the URL parser refuses bad hosts and percent-encodes controls and lone surrogates in
+ * paths and fragments), `kind` and `currency` (checked against closed lists) or our own values.
  */
 export function eventRow(project: Pick<Project, 'id' | 'domain'>, e: EventFields, ts: number, d: EventDimensions): Record<string, unknown> {
   // Most URLs carry no UTM tags; skip the query parse for them.
-  const utm = e.url.search.includes('utm_') ? parseUtm(e.url) : NO_UTM;
-  const referrer = e.referrer ?? '';
+  const utm = e.url.search.includes('utm_') ? validUtm(parseUtm(e.url)) : NO_UTM;
+  const referrer = validText(e.referrer ?? '');
+  const countryCode = validText(d.countryCode);
   return {
     project_id: project.id,
     ts: chTimestamp(ts),
@@ -107,18 +124,18 @@ export function eventRow(project: Pick<Project, 'id' | 'domain'>, e: EventFields
     utm_campaign: ifSet(utm.utm_campaign),
     utm_term: ifSet(utm.utm_term),
     utm_content: ifSet(utm.utm_content),
-    country_code: ifSet(d.countryCode),
-    country_name: ifSet(nameOfCountry(d.countryCode)),
-    region: ifSet(d.region),
-    city: ifSet(d.city),
+    country_code: ifSet(countryCode),
+    country_name: ifSet(nameOfCountry(countryCode)),
+    region: ifSet(validText(d.region)),
+    city: ifSet(validText(d.city)),
     asn: d.asn || undefined,
-    device: ifSet(d.device),
-    browser: ifSet(d.browser),
-    browser_version: ifSet(d.browserVersion),
-    os: ifSet(d.os),
-    os_version: ifSet(d.osVersion),
+    device: ifSet(validText(d.device)),
+    browser: ifSet(validText(d.browser)),
+    browser_version: ifSet(validText(d.browserVersion)),
+    os: ifSet(validText(d.os)),
+    os_version: ifSet(validText(d.osVersion)),
     screen_width: e.screenWidth || undefined,
-    event_name: e.name || undefined,
+    event_name: e.name ? ifSet(validText(e.name)) : undefined,
     props: e.props ? propsToMap(e.props) : undefined,
     amount_cents: e.amountCents || undefined,
     currency: e.currency || undefined,
@@ -172,7 +189,7 @@ export function visitorIdOf(state: IngestState, projectId: string, persisted: st
     : state.hasher.visitorId(projectId, facts.ip, facts.userAgent, facts.now);
 }
 
-/** A `bot_hits` row. */
+/** A `bot_hits` row; the path (raw in `/hits`) and user agent made valid text (see eventRow). */
 export function botHitRow(
   projectId: string,
   bot: { slug: string; name: string; category: string },
@@ -185,8 +202,9 @@ export function botHitRow(
     bot_name: bot.name,
     category: bot.category,
     verified: hit.verified ? 1 : 0,
-    path: hit.path,
+    path: validText(hit.path),
     status: hit.status ?? 0,
-    user_agent: hit.userAgent.slice(0, 1024),
+    // After the cut, which may split a surrogate pair.
+    user_agent: validText(hit.userAgent.slice(0, 1024)),
   };
 }

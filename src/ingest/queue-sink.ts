@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import type { EventSink } from './sink.js';
+import { validRowText } from './valid-text.js';
 
 /** One queue message: rows for one table. Kept well under the 128 KB message limit. */
 export interface EventsMessage {
@@ -48,7 +49,9 @@ type Message = MessageBatch<EventsMessage>['messages'][number];
 async function insertRows(clickhouse: ClickHouseClient, table: EventsMessage['table'], messages: Message[]): Promise<void> {
   await clickhouse.insert({
     table,
-    values: messages.flatMap((m) => m.body.rows),
+    // The producer's row builders made the text valid; a message from another deploy (or written
+    // before they did) is made valid here, or one bad string would hold its whole batch back.
+    values: messages.flatMap((m) => m.body.rows.map(validRowText)),
     format: 'JSONEachRow',
     clickhouse_settings: {
       insert_deduplicate: 1,
