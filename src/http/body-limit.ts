@@ -56,6 +56,13 @@ export function bodyLimits(rules: readonly BodyLimitRule[], fallback = DEFAULT_B
   return async (c, next) => {
     const limit = limitFor(c.req.method, c.req.path);
     if (limit === null || limit === 'stream') return next();
+    // A declared length is checked without touching the body, so @hono/node-server keeps its
+    // lazy request (no web stream built) for routes that read the body whole.
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
+      if (Number(declared) > limit) throw bodyTooLarge(limit);
+      return next();
+    }
     return limiterOf(limit)(c, next);
   };
 }
