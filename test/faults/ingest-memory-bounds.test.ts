@@ -99,6 +99,33 @@ describe('the ingest buffer is bounded in bytes', () => {
     expect(batcher.bufferedBytes()).toBe(0);
   });
 
+  it('gives back the bytes of rows the journal refused, so refusals never fill the buffer', async () => {
+    const dir = tempDir('refused-bytes');
+    const projectId = unique('prj_refused_bytes');
+    const inner = fileJournal(dir);
+    let refuse = false;
+    const journal: BatchJournal = {
+      ...inner,
+      append: (table, bytes) => {
+        if (refuse) throw new Error('ENOSPC: no space left on device, write');
+        inner.append(table, bytes);
+      },
+    };
+    const bound = bytesOfRows(projectId, 6);
+    const batcher = createBatcher(h.deps.clickhouse, { journal, maxBufferedBytes: bound, flushIntervalMs: 3_600_000 });
+    const writeRows = (from: number, to: number) => Promise.allSettled(Array.from({ length: to - from }, (_, i) => batcher.write('events', [row(projectId, from + i)])));
+    expect((await writeRows(0, 3)).every((r) => r.status === 'fulfilled')).toBe(true);
+    const kept = batcher.bufferedBytes();
+    refuse = true;
+    // Ten rounds of refused rows, each round as large as what is left of the bound.
+    for (let round = 0; round < 10; round++) expect((await writeRows(3, 6)).every((r) => r.status === 'rejected')).toBe(true);
+    expect(batcher.bufferedBytes()).toBe(kept);
+    refuse = false;
+    expect((await writeRows(3, 6)).every((r) => r.status === 'fulfilled')).toBe(true);
+    await batcher.close();
+    expect(await count(projectId)).toBe(6);
+  });
+
   it('POST /api/event answers 503 past the byte bound, on the Node fast path and the Hono route', async () => {
     const ch = switchable(h.deps.clickhouse);
     ch.state.down = true;
