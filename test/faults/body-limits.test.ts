@@ -27,12 +27,17 @@ let hono: Listening;
 let node: Listening;
 let alice: TestUser;
 let site: { domain: string; id: string };
+/** Whose credentials and project the route sweep uses: it may log out or delete them. */
+let probe: TestUser;
+let probeSite: { domain: string; id: string };
 let doc: Doc;
 
 beforeAll(async () => {
   h = await createHarness();
   alice = await h.user('limits');
   site = await newProject(h, alice);
+  probe = await h.user('probe');
+  probeSite = await newProject(h, probe);
   hono = await listen(h.app);
   node = await listenAsNode(h);
   doc = (await (await fetch(`${hono.url}/openapi.json`)).json()) as Doc;
@@ -52,17 +57,17 @@ interface Route {
   token?: string;
 }
 
-/** Every operation of the document that takes a body, with a real project in its path. */
+/** Every operation of the document that takes a body, with the probe's project in its path. */
 function bodyRoutes(): Route[] {
   const out: Route[] = [];
   for (const [docPath, operations] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(operations)) {
       if (!BODY_METHODS.includes(method)) continue;
-      const path = docPath.replace('{domain}', site.domain).replace(/\{[^}]+\}/g, 'x1');
+      const path = docPath.replace('{domain}', probeSite.domain).replace(/\{[^}]+\}/g, 'x1');
       const limit = limitOf(method, path);
       if (limit === null) throw new Error(`${method} ${docPath}: no body limit`);
       const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
-      const token = schemes.length === 0 ? undefined : schemes.includes('bearerApiKey') ? alice.writeKey : alice.session;
+      const token = schemes.length === 0 ? undefined : schemes.includes('bearerApiKey') ? probe.writeKey : probe.session;
       const form = Object.keys(op.requestBody?.content ?? {}).includes('application/x-www-form-urlencoded');
       out.push({ method: method.toUpperCase(), docPath, path, limit, form, token });
     }
