@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { cors } from 'hono/cors';
 import { accountRoutes, authRoutes } from './account/routes.js';
 import { authenticate } from './auth/middleware.js';
 import type { AppEnv, Deps } from './deps.js';
@@ -6,8 +7,10 @@ import { errorResponse, Messages } from './errors.js';
 import { openApiDocument } from './openapi.js';
 import { projectRoutes } from './projects/routes.js';
 import { byCredential, rateLimit } from './ratelimit.js';
-import { ingestPublicRoutes } from './ingest/routes.js';
-import { ingestApiRoutes } from './ingest/api-routes.js';
+import { EVENT_CORS, ingestPublicRoutes } from './ingest/routes.js';
+import { ingestApiRoutes, MAX_HITS_BYTES } from './ingest/api-routes.js';
+import { MAX_EVENT_BYTES } from './ingest/record-event.js';
+import { bodyLimitLookup, bodyLimits, type BodyLimitRule } from './http/body-limit.js';
 import { reportRoutes } from './reports/routes.js';
 import { goalRoutes } from './goals/routes.js';
 import { exportRoutes } from './export/routes.js';
@@ -23,6 +26,17 @@ import { memberRoutes } from './projects/member-routes.js';
 import { excludedIpRoutes } from './projects/excluded-ip-routes.js';
 
 /**
+ * Routes whose body limit is not the default 64 KB (src/http/body-limit.ts). Every other route
+ * that takes a body (JSON, forms, MCP) gets the default, so a new route is limited too.
+ */
+export const BODY_LIMITS: readonly BodyLimitRule[] = [
+  { method: 'POST', path: '/api/event', limit: MAX_EVENT_BYTES },
+  { method: 'POST', path: '/api/v1/projects/:domain/hits', limit: MAX_HITS_BYTES },
+  // Streamed at any size; each line is limited instead (MAX_LINE_CHARS, refused as that line's error).
+  { method: 'POST', path: '/api/v1/projects/:domain/import', limit: 'stream' },
+];
+
+/**
  * The whole service as one Hono app. It knows nothing of the runtime: the entry points build
  * `deps` (ClickHouse, Redis, clock, sink) and hand them in, and may pass the services when
  * something outside the app shares them (the Node event fast path).
@@ -33,6 +47,9 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
     c.set('services', services);
     await next();
   });
+  // CORS first, so even a refused event (413) can be read by the page that sent it.
+  app.use('/api/event', cors(EVENT_CORS));
+  app.use('*', bodyLimits(BODY_LIMITS));
   app.onError((err, c) => errorResponse(c, err));
   app.notFound((c) => c.json({ error: Messages.notFound }, 404));
 
@@ -64,7 +81,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   app.route('/', dashboardRoutes());
   app.route('/api/share', shareApiRoutes());
 
-  const document = openApiDocument(app);
+  const document = openApiDocument(app, bodyLimitLookup(BODY_LIMITS));
   app.get('/openapi.json', async (c) => c.json(await document()));
   return app;
 }

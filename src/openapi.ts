@@ -32,11 +32,38 @@ export const documentation = {
   },
 } as const;
 
+type Operation = { responses?: Record<string, unknown> };
+type Document = { paths?: Record<string, Record<string, Operation>> };
+
+/** The body limit of a request (null: no body is read; 'stream': the route limits its own pieces). */
+export type BodyLimitOf = (method: string, path: string) => number | 'stream' | null;
+
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+/** Every operation that reads a body under a byte limit lists its 413, naming the limit. */
+function withBodyLimits(doc: Document, limitOf: BodyLimitOf): Document {
+  for (const [path, operations] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(operations)) {
+      if (!BODY_METHODS.has(method)) continue;
+      const limit = limitOf(method, path.replace(/\{[^}]+\}/g, 'x'));
+      if (typeof limit !== 'number') continue;
+      op.responses ??= {};
+      op.responses['413'] ??= {
+        description: `Body larger than ${limit} bytes`,
+        content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } },
+      };
+    }
+  }
+  return doc;
+}
+
 /** Builds /openapi.json once per app from the routes' validators and descriptions. */
-export function openApiDocument(app: Hono<AppEnv>): () => Promise<unknown> {
+export function openApiDocument(app: Hono<AppEnv>, bodyLimitOf?: BodyLimitOf): () => Promise<unknown> {
   let cached: Promise<unknown> | null = null;
   return () => {
-    cached ??= generateSpecs(app as never, { documentation: documentation as never });
+    cached ??= generateSpecs(app as never, { documentation: documentation as never }).then((doc) =>
+      bodyLimitOf ? withBodyLimits(doc as Document, bodyLimitOf) : doc,
+    );
     return cached;
   };
 }

@@ -10,12 +10,15 @@ export class BufferFullError extends Error {
 }
 
 export interface BatcherOptions {
-  /** A batch is sealed and sent once it holds this many rows… */
+  /** A batch is sealed and sent once it holds this many rows (or `maxBatchBytes` of them)… */
   maxBatchRows?: number;
+  maxBatchBytes?: number;
   /** …or once its oldest row has waited this long. */
   flushIntervalMs?: number;
   /** Rows held in memory at most (open + waiting batches); beyond it `write` rejects. */
   maxBufferedRows?: number;
+  /** Encoded bytes held at most, likewise (rows can be up to the 8 KB an event body allows). */
+  maxBufferedBytes?: number;
   /** First retry delay; doubles up to `maxRetryDelayMs`. */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
@@ -31,6 +34,8 @@ interface Batch {
   rows: number;
   /** Fixed when the batch is sealed and reused on every retry, so a retry is never stored twice. */
   token: string;
+  /** Taken from the journal of an earlier process. */
+  recovered?: boolean;
 }
 
 /** Writers waiting for their rows to reach the journal. */
@@ -118,16 +123,17 @@ class TableQueue {
  * The Node event sink: buffers rows per table in memory and inserts them in batches (by count,
  * by time, and on flush/close). A failed batch is retried with backoff under the same
  * `insert_deduplication_token`, so ClickHouse stores it exactly once; while ClickHouse is down the
- * buffer holds up to `maxBufferedRows` and drains when it returns.
+ * buffer holds up to `maxBufferedRows` rows and `maxBufferedBytes` bytes (then `write` rejects
+ * with BufferFullError, which the routes answer 503) and drains when it returns.
  *
  * Durability: with a `journal`, `write` resolves once rows are in the journal too (the writes of
  * one event-loop turn share one journal write) and rejects, its rows dropped, when the journal
  * refuses them; a batch leaves the journal only when ClickHouse has it; a new batcher on the
  * same journal first inserts what an earlier process left (under the same tokens, so nothing is
- * stored twice). Without one, a crash (not a clean SIGTERM/SIGINT, which flushes) loses what is
- * buffered.
+ * stored twice), reading it batch by batch as room frees up. Without one, a crash (not a clean
+ * SIGTERM/SIGINT, which flushes) loses what is buffered.
  */
-export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): EventSink & { buffered(): number } {
+export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): EventSink & { buffered(): number; bufferedBytes(): number } {
   // Rows are encoded as they arrive, so a large batch costs no event-loop stall; fewer, larger
   // inserts leave the engine fewer parts to write and merge (16 a batch with the rollups), and
   // each insert costs ~10 ms of engine CPU per view whatever its size. The count bound is high
@@ -135,6 +141,10 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
   const maxBatchRows = opts.maxBatchRows ?? 50_000;
   const flushIntervalMs = opts.flushIntervalMs ?? 5000;
   const maxBuffered = opts.maxBufferedRows ?? 1_000_000;
+  // 256 MB: a few minutes of a busy site's events, a small share of the host's memory.
+  const maxBufferedBytes = opts.maxBufferedBytes ?? 256 * 1024 * 1024;
+  // Also bounds each journal file, which a restart reads whole.
+  const maxBatchBytes = opts.maxBatchBytes ?? 32 * 1024 * 1024;
   const baseDelay = opts.retryDelayMs ?? 200;
   const maxDelay = opts.maxRetryDelayMs ?? 5000;
   const log = opts.log ?? ((line: string) => console.error(line));
@@ -147,11 +157,13 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
     );
   const queues: Record<IngestTable, TableQueue> = { events: queueOf('events'), bot_hits: queueOf('bot_hits') };
   let buffered = 0;
-  for (const batch of journal?.recover() ?? []) {
-    queues[batch.table].sealed.push({ body: batch.body, rows: batch.rows, token: batch.token });
-    buffered += batch.rows;
-  }
-  if (buffered > 0) log(`[sightline] ingest: ${buffered} rows an earlier process left in the journal are being inserted`);
+  let bufferedBytes = 0;
+  // What an earlier process left is read batch by batch as the buffer drains (while it is under
+  // half its byte bound, and always one batch), so a backlog of any size starts in bounded memory.
+  const backlog = journal?.recover() ?? [];
+  let backlogNext = 0;
+  let backlogHeld = 0;
+  if (backlog.length > 0) log(`[sightline] ingest: rows an earlier process left in the journal are being inserted (${backlog.length} batches)`);
   let failingSince = 0;
   let closed = false;
 
@@ -179,6 +191,19 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
     }
   }
 
+  function takeBacklog(): void {
+    while (backlogNext < backlog.length && (backlogHeld === 0 || bufferedBytes < maxBufferedBytes / 2)) {
+      const { table, token, load } = backlog[backlogNext++]!;
+      const rows = load();
+      if (!rows) continue;
+      queues[table].sealed.push({ ...rows, token, recovered: true });
+      buffered += rows.rows;
+      bufferedBytes += rows.body.byteLength;
+      backlogHeld++;
+      void drain(table);
+    }
+  }
+
   function drain(table: IngestTable): Promise<void> {
     const q = queues[table];
     q.draining ??= (async () => {
@@ -188,6 +213,11 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
         journal?.done(table, batch.token);
         q.sealed.shift();
         buffered -= batch.rows;
+        bufferedBytes -= batch.body.byteLength;
+        if (batch.recovered) {
+          backlogHeld--;
+          takeBacklog();
+        }
       }
     })().finally(() => {
       q.draining = null;
@@ -197,7 +227,9 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
 
   /** Group commit: the rows a table got in one turn of the event loop reach the journal in one write. */
   function commitJournal(q: TableQueue): void {
+    const bytes = q.open.byteLength;
     buffered -= q.commitJournal();
+    bufferedBytes -= bytes - q.open.byteLength;
   }
 
   function seal(q: TableQueue): void {
@@ -215,17 +247,24 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
   const timer = setInterval(sealAll, flushIntervalMs);
   timer.unref?.();
   // What the journal gave back goes in now, not at the first tick.
-  if (buffered > 0) sealAll();
+  takeBacklog();
 
   async function flush(): Promise<void> {
     sealAll();
-    // Rows written while we wait are sealed into later batches; loop until everything is in.
-    for (const table of Object.keys(queues) as IngestTable[]) {
-      const q = queues[table];
-      while (q.draining || q.sealed.length > 0 || q.open.rows > 0) {
-        seal(q);
-        await drain(table);
+    // Rows written while we wait are sealed into later batches, and the backlog comes in as
+    // batches leave; loop until everything is in.
+    for (;;) {
+      takeBacklog();
+      let idle = true;
+      for (const table of Object.keys(queues) as IngestTable[]) {
+        const q = queues[table];
+        while (q.draining || q.sealed.length > 0 || q.open.rows > 0) {
+          idle = false;
+          seal(q);
+          await drain(table);
+        }
       }
+      if (idle && backlogNext >= backlog.length) return;
     }
   }
 
@@ -234,17 +273,26 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
       if (rows.length === 0) return;
       if (closed) throw new Error('event sink is closed');
       if (!(table in TABLE_COLUMNS)) throw new Error(`unknown ingest table ${table}`);
-      if (buffered + rows.length > maxBuffered) {
-        log(`[sightline] ingest: buffer full (${buffered} rows waiting for ClickHouse); refusing ${rows.length} rows`);
-        throw new BufferFullError('event buffer is full');
-      }
+      const full = () => {
+        log(`[sightline] ingest: buffer full (${buffered} rows, ${bufferedBytes} bytes waiting for ClickHouse); refusing ${rows.length} rows`);
+        return new BufferFullError('event buffer is full');
+      };
+      if (buffered + rows.length > maxBuffered) throw full();
       const q = queues[table];
+      const [bytesBefore, rowsBefore] = [q.open.byteLength, q.open.rows];
       for (const row of rows) q.open.append(row);
+      const added = q.open.byteLength - bytesBefore;
+      if (bufferedBytes + added > maxBufferedBytes) {
+        // These rows are not journaled yet (that happens later in this turn): taking them back is local.
+        q.open.truncate(bytesBefore, rowsBefore);
+        throw full();
+      }
       buffered += rows.length;
+      bufferedBytes += added;
       // Each write resolves only once its rows are in the journal (a write per event was ~3% of
       // the event path; one per turn is what the batch needs).
       const written = journal ? q.whenJournaled(() => setImmediate(() => commitJournal(q))) : undefined;
-      if (q.open.rows >= maxBatchRows) {
+      if (q.open.rows >= maxBatchRows || q.open.byteLength >= maxBatchBytes) {
         seal(q);
         void drain(table);
       }
@@ -257,5 +305,6 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
       closed = true;
     },
     buffered: () => buffered,
+    bufferedBytes: () => bufferedBytes,
   };
 }

@@ -7,8 +7,11 @@ import type { IngestTable } from './insert.js';
 export interface RecoveredBatch {
   table: IngestTable;
   token: string;
-  body: Uint8Array;
-  rows: number;
+  /**
+   * Reads its rows from disk (whole lines only), when the batcher has room for them: a backlog
+   * of any size is never held at once. Null when no whole line is left (the file is removed).
+   */
+  load(): { body: Uint8Array; rows: number } | null;
 }
 
 /**
@@ -22,7 +25,10 @@ export interface BatchJournal {
   seal(table: IngestTable, token: string): void;
   /** The batch is stored in ClickHouse: forget it. */
   done(table: IngestTable, token: string): void;
-  /** Batches left by an earlier process, oldest first: sealed ones keep their token, open ones get one. */
+  /**
+   * Batches left by an earlier process, oldest first: sealed ones keep their token, open ones get
+   * one (renamed at once, so new appends start a new file). Nothing is read until `load`.
+   */
   recover(): RecoveredBatch[];
 }
 
@@ -92,19 +98,21 @@ export function fileJournal(dir: string): BatchJournal {
         const sealed = SEALED.exec(name);
         const table = sealed ? (sealed[1] as IngestTable) : TABLES.find((t) => name === openName(t));
         if (!table) continue;
-        const { body, rows } = wholeLines(readFileSync(join(dir, name)));
         let token = sealed?.[2];
         if (!token) {
-          // Never sent: it becomes a sealed batch of its own (the partial line, if any, is dropped).
+          // Never sent: it becomes a sealed batch of its own (the partial line, if any, is dropped on load).
           closeOpen(table);
           token = randomUUID();
           renameSync(join(dir, name), join(dir, sealedName(table, token)));
         }
-        if (rows === 0) {
-          unlinkSync(join(dir, sealedName(table, token)));
-          continue;
-        }
-        found.push({ table, token, body, rows, order: sealed ? 0 : 1 });
+        const path = join(dir, sealedName(table, token));
+        const load = () => {
+          const { body, rows } = wholeLines(readFileSync(path));
+          if (rows > 0) return { body, rows };
+          unlinkSync(path);
+          return null;
+        };
+        found.push({ table, token, load, order: sealed ? 0 : 1 });
       }
       // Batches sealed before the crash go before the rows that were still open.
       return found.sort((a, b) => a.order - b.order).map(({ order: _order, ...batch }) => batch);

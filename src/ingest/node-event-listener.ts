@@ -10,7 +10,7 @@ class ClientGoneError extends Error {}
 const isEventPost = (req: IncomingMessage) =>
   req.method === 'POST' && (req.url === '/api/event' || req.url?.startsWith('/api/event?') === true);
 
-/** The body, or null past `max` bytes (a declared length over it is refused before reading). */
+/** The body, or null past `max` bytes (a declared length over it is refused before reading, a chunked body as soon as it passes). */
 function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
   if (Number(req.headers['content-length']) > max) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
@@ -19,9 +19,10 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.byteLength;
       if (size > max) {
-        // Stop holding bytes; the rest of an over-long chunked body is never kept.
+        // Stop reading: the 413 says `Connection: close`, so Node closes the socket once it is
+        // out instead of taking in the rest of the upload.
         req.removeAllListeners('data');
-        req.resume();
+        req.pause();
         resolve(null);
       } else chunks.push(chunk);
     });

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ApiError, Messages } from '../errors.js';
+import { bodyTooLarge } from '../http/body-limit.js';
 import { hostBelongsTo } from '../projects/domain.js';
 import type { Services } from '../services.js';
 import { BufferFullError } from './batcher.js';
@@ -15,7 +16,7 @@ import { botHitRow, enrichEvent, visitorIdOf } from './pipeline.js';
 export const MAX_EVENT_BYTES = 8 * 1024;
 
 /** The 413 of an event body over MAX_EVENT_BYTES. */
-export const eventTooLarge = () => new ApiError(413, `Body must be at most ${MAX_EVENT_BYTES} bytes`);
+export const eventTooLarge = () => bodyTooLarge(MAX_EVENT_BYTES);
 
 /** Why a well-formed event was not recorded; sent back in `X-Sightline-Dropped`. */
 export type DropReason = 'unknown-site' | 'foreign-host' | 'bot' | 'excluded-ip' | 'throttled';

@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { cors } from 'hono/cors';
 import { describeRoute } from 'hono-openapi';
 import type { AppEnv } from '../deps.js';
 import { errorsFor } from '../http/openapi-helpers.js';
@@ -10,10 +9,9 @@ import { eventTooLarge, MAX_EVENT_BYTES, recordEvent, type EdgeFacts } from './r
 /** CORS of `POST /api/event`: any page may send events (the Node fast path answers the same). */
 export const EVENT_CORS = { origin: '*', allowMethods: ['POST', 'OPTIONS'], allowHeaders: ['Content-Type'], maxAge: 86400 };
 
-/** Public ingestion: `POST /api/event` from the tracker (DESIGN.md §6), CORS `*`. */
+/** Public ingestion: `POST /api/event` from the tracker; the app puts EVENT_CORS in front of it and of its body limit. */
 export function ingestPublicRoutes() {
   const app = new Hono<AppEnv>();
-  app.use('/api/event', cors(EVENT_CORS));
   app.post(
     '/api/event',
     describeRoute({

@@ -77,7 +77,7 @@ describe('the ingest journal', () => {
     expect(appends.length).toBe(2);
     // What a crash now would leave: all 21 rows, each once.
     const left = fileJournal(dir).recover();
-    expect(left.map((b) => b.rows)).toEqual([21]);
+    expect(left.map((b) => b.load()?.rows)).toEqual([21]);
     const restarted = createBatcher(h.deps.clickhouse, { journal: fileJournal(dir) });
     await restarted.close();
     expect(await count(projectId)).toBe(21);
