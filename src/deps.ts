@@ -20,6 +20,10 @@ export interface Deps {
   importParsers?: import('./ingest/import-pool.js').ImportParserPool;
   /** Where scheduled exports are written: R2 on Workers, DATA_DIR/exports on Node. */
   exportStore?: ExportStore;
+  /** Optional: resolves webhook hosts for the SSRF check (Node: node:dns). Workers check IP literals only. */
+  webhookResolver?: import('./net/host-resolver.js').HostResolver;
+  /** Optional: sends webhooks to the checked address (Node). Without it the global fetch is used. */
+  webhookFetch?: import('./jobs/webhook.js').Fetch;
 }
 
 /** A flat store of export files by name. */

@@ -3,6 +3,7 @@ import { buildExportCsv } from '../export/build.js';
 import { nextSlot, scheduledFileName, scheduleStore, slotLockKey, slotStart, storeName, type ExportSchedule } from '../export/schedule-store.js';
 import { getProject, type Project } from '../projects/store.js';
 import { deliverWebhook, type Fetch } from './webhook.js';
+import { webhookPolicy } from './webhook-target.js';
 
 /** Schedules handled per tick; the rest wait for the next tick (cron runs are time-boxed). */
 const MAX_PER_TICK = 50;
@@ -45,8 +46,10 @@ async function runOne(deps: Deps, project: Project, schedule: ExportSchedule, sl
         downloadPath: path,
         downloadUrl: deps.config.PUBLIC_URL ? new URL(path, deps.config.PUBLIC_URL).toString() : null,
       },
-      fetchImpl,
+      { policy: webhookPolicy(deps), fetch: fetchImpl ?? deps.webhookFetch },
     );
+    await scheduleStore.recordWebhook(deps.redis, project.id, run.webhook);
+    if ('error' in run.webhook) console.error(`[sightline] webhook of ${project.domain}'s export not delivered: ${run.webhook.error}`);
   }
   return run;
 }
