@@ -31,6 +31,8 @@ export interface ExportStore {
   put(name: string, csv: string): Promise<void>;
   list(prefix: string): Promise<{ name: string; size: number; createdAt: string }[]>;
   get(name: string): Promise<string | null>;
+  /** Deletes every file whose name starts with `prefix` (a project's folder, when it is deleted). */
+  removeAll(prefix: string): Promise<void>;
 }
 
 /** Hono environment shared by every route. */

@@ -21,12 +21,17 @@ async function collect(chunks: AsyncIterable<string>): Promise<string> {
   return text;
 }
 
-async function runOne(deps: Deps, project: Project, schedule: ExportSchedule, slot: number, now: number, fetchImpl?: Fetch): Promise<ExportRun> {
+async function runOne(deps: Deps, project: Project, schedule: ExportSchedule, slot: number, now: number, fetchImpl?: Fetch): Promise<ExportRun | null> {
   const store = deps.exportStore!;
   // The same generator as GET …/export, run as the owner would see it.
   const csv = await collect(buildExportCsv({ deps, project, role: 'owner' }, { period: schedule.period, limit: schedule.limit }));
   const file = scheduledFileName(project.domain, schedule.period, slot);
   await store.put(storeName(project.id, file), csv);
+  // Deleted while the CSV was built: its folder was emptied before this file landed.
+  if (!(await getProject(deps.redis, project.id))) {
+    await store.removeAll(storeName(project.id, ''));
+    return null;
+  }
   await scheduleStore.completed(deps.redis, project.id, { slot, file, now });
   const run: ExportRun = { projectId: project.id, file, size: new TextEncoder().encode(csv).length };
   if (schedule.webhookUrl) {
@@ -81,7 +86,8 @@ export async function runDueExports(deps: Deps, now: number, opts: { fetch?: Fet
     const lock = slotLockKey(projectId, slot);
     if ((await redis.set(lock, now, { nx: true, px: Math.max(next - now, 1000) + 3_600_000 })) !== 'OK') continue;
     try {
-      runs.push(await runOne(deps, project, schedule, slot, now, opts.fetch));
+      const run = await runOne(deps, project, schedule, slot, now, opts.fetch);
+      if (run) runs.push(run);
     } catch (err) {
       await redis.del(lock);
       errors.push(`export of ${project.domain} failed: ${(err as Error).message}`);

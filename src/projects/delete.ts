@@ -1,0 +1,26 @@
+import type { Deps } from '../deps.js';
+import { scheduleStore, storeName } from '../export/schedule-store.js';
+import { purgeProjectData } from './purge.js';
+import { deleteProjectRecords, type Project } from './store.js';
+
+/**
+ * Deletes a project everywhere: buffered events are flushed, then its analytics rows, its export
+ * schedule and files (DATA_DIR/exports or R2), and last its Redis records. A failure leaves a
+ * project that can be deleted again, and no buffered row of it lands after the purge.
+ *
+ * `forgetProject` evicts this process's ingest cache at once; other processes stop accepting
+ * events for the id when their cache entry expires (src/ingest/state.ts, under 5 s).
+ */
+export async function deleteProject(
+  deps: Pick<Deps, 'redis' | 'clickhouse' | 'sink' | 'exportStore'>,
+  project: Project,
+  forgetProject: (id: string) => void = () => {},
+): Promise<void> {
+  await deps.sink.flush();
+  await purgeProjectData(deps.clickhouse, project.id);
+  // The schedule goes first, so the cron writes no new file while the folder is emptied.
+  await scheduleStore.remove(deps.redis, project.id);
+  await deps.exportStore?.removeAll(storeName(project.id, ''));
+  await deleteProjectRecords(deps.redis, project);
+  forgetProject(project.id);
+}
