@@ -7,7 +7,7 @@ import type { Deps } from '../../src/deps.js';
 import { DUE_KEY } from '../../src/export/schedule-store.js';
 import { PROJECT_CACHE_MS } from '../../src/ingest/state.js';
 import { nodeExportStore } from '../../src/jobs/node-export-store.js';
-import { runScheduledJobs } from '../../src/jobs/scheduled.js';
+import { runDueExport } from '../../src/jobs/scheduled-exports.js';
 import { ProjectKeys } from '../../src/projects/store.js';
 import { createServices } from '../../src/services.js';
 import { closeHarness, createHarness, listenAsNode, type Harness, type Listening, type TestUser } from '../helpers/harness.js';
@@ -79,9 +79,8 @@ describe('deleting a project', () => {
       expect(put.status).toBe(201);
     }
     const { nextRunAt } = (await (await callA('GET', `/api/v1/projects/${p.domain}/export/schedule`)).json()) as { nextRunAt: string };
-    const summary = await runScheduledJobs(depsA, Date.parse(nextRunAt) + 60_000);
-    expect(summary.errors).toEqual([]);
-    expect(summary.exports.filter((r) => r.projectId === p.id || r.projectId === keep.id)).toHaveLength(2);
+    // Only this file's schedules (Redis db 9 is shared with other test files running theirs).
+    for (const project of [p, keep]) expect(await runDueExport(depsA, project.id, Date.parse(nextRunAt) + 60_000)).not.toBeNull();
     expect(readdirSync(join(exportsDir, p.id))).toHaveLength(1);
 
     const del = await callA('DELETE', `/api/v1/projects/${p.domain}`, { confirm: true });
