@@ -149,13 +149,17 @@ describe('Worker in workerd', () => {
     expect(await eventually(statsNow, (n) => n === before + 1, 10_000)).toBe(before + 1);
   });
 
-  it('drops queued events of a project deleted while they waited, and inserts the rest', async () => {
+  it('deleting a project empties its R2 folder; queued events of it are dropped, the rest inserted', async () => {
     const goneDomain = `${unique('gone')}.example.com`;
     const created = await call('POST', '/api/v1/projects', { token: user.writeKey, body: { name: 'Gone', domain: goneDomain } });
     expect(created.status).toBe(201);
     const goneId = ((await created.json()) as { id: string }).id;
+    // Files of its scheduled export in R2 go with it; another project's stay.
+    for (const day of ['01', '02', '03']) await testEnv.EXPORTS.put(`${goneId}/sightline-${goneDomain}-today-2026-01-${day}.csv`, 'x');
     const deleted = await call('DELETE', `/api/v1/projects/${goneDomain}`, { token: user.writeKey, body: { confirm: true } });
     expect(deleted.status).toBe(200);
+    expect((await testEnv.EXPORTS.list({ prefix: `${goneId}/` })).objects).toEqual([]);
+    expect((await testEnv.EXPORTS.list({ prefix: `${projectId}/` })).objects.length).toBeGreaterThan(0);
 
     const ts = new Date().toISOString().slice(0, 23).replace('T', ' ');
     const row = (project: string, path: string) => ({ project_id: project, ts, kind: 'pageview', visitor_id: 7, session_id: 7, hostname: goneDomain, path });
