@@ -25,6 +25,17 @@ export function webhookPolicy(deps: { config: Pick<Config, 'WEBHOOK_ALLOW_PRIVAT
   return { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE, resolve: deps.webhookResolver };
 }
 
+/** Longest a resolution may take before the host counts as unresolvable (getaddrinfo has no timeout of its own). */
+const RESOLVE_TIMEOUT_MS = 5000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('DNS resolution timed out')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 const bare = (hostname: string) => hostname.replace(/^\[|\]$/g, '');
 
 /**
@@ -57,7 +68,7 @@ export async function checkWebhookTarget(url: string, policy: WebhookTargetPolic
   if (!policy.resolve) return { ok: true, url: parsed, address: null };
   let addresses: string[];
   try {
-    addresses = await policy.resolve(host);
+    addresses = await withTimeout(policy.resolve(host), RESOLVE_TIMEOUT_MS);
   } catch {
     return { ok: false, error: `${field} host ${host} could not be resolved` };
   }

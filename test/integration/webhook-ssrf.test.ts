@@ -139,6 +139,17 @@ describe('PUT …/export/schedule refuses non-public webhook hosts', () => {
     const res = await put(`https://${name}/hook`);
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: `webhookUrl host ${name} could not be resolved` });
+    // A DNS server that answers too late (the resolver gives up after 1 s): refused too, not accepted unchecked.
+    const slow = host('slow');
+    dns.records.a.set(slow, [PUBLIC_IP]);
+    dns.delayMs = 1500;
+    try {
+      const late = await put(`https://${slow}/hook`);
+      expect(late.status).toBe(400);
+      expect(await late.json()).toEqual({ error: `webhookUrl host ${slow} could not be resolved` });
+    } finally {
+      dns.delayMs = 0;
+    }
   });
 
   it('accepts a name that resolves to public addresses only', async () => {
