@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { PROJECT_CACHE_MS } from '../ingest/state.js';
 import { purgeProjectsData } from './purge.js';
+import { ProjectKeys } from './store.js';
 
 /**
  * Sorted set of deleted project ids, scored by when their rows are purged once more. Another
@@ -27,6 +28,8 @@ export async function runPendingPurges(deps: Pick<Deps, 'redis' | 'clickhouse'>,
   const ids = (await deps.redis.zrange<string[]>(PURGE_AGAIN_KEY, 0, now, { byScore: true, offset: 0, count: MAX_PER_TICK })).map(String);
   if (ids.length === 0) return 0;
   await purgeProjectsData(deps.clickhouse, ids);
+  // A late event also marks the install as seen (SET NX): that key would outlive the project.
+  await deps.redis.del(...ids.map(ProjectKeys.installationSeen));
   await deps.redis.zrem(PURGE_AGAIN_KEY, ids[0]!, ...ids.slice(1));
   return ids.length;
 }

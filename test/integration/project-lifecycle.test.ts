@@ -133,6 +133,7 @@ describe('deleting a project', () => {
     // What a process accepted in its last seconds may reach ClickHouse after the purge (its batch
     // flushes later): a row inserted now stands for it. The second purge, once due, removes it.
     await insertEvents(a.deps.clickhouse, p.id, [makeEvent({ ts: Date.now() - 1000, path: '/late', visitor: 1 })]);
+    await a.deps.redis.set(ProjectKeys.installationSeen(p.id), new Date().toISOString());
     const rows = async () => {
       const rs = await a.deps.clickhouse.query({ query: 'SELECT count() AS n FROM events WHERE project_id = {id:String}', query_params: { id: p.id }, format: 'JSONEachRow' });
       return Number(((await rs.json()) as { n: string }[])[0]!.n);
@@ -147,5 +148,6 @@ describe('deleting a project', () => {
     for (let i = 0; i < 50 && (await a.deps.redis.zscore(PURGE_AGAIN_KEY, p.id)) !== null; i++) await runPendingPurges(a.deps, Number(due));
     expect(await a.deps.redis.zscore(PURGE_AGAIN_KEY, p.id)).toBeNull();
     expect(await rows()).toBe(0);
+    expect(await a.deps.redis.exists(ProjectKeys.installationSeen(p.id))).toBe(0);
   });
 });
