@@ -44,6 +44,16 @@ export const ConfigSchema = v.object({
   INGEST_PROJECT_PER_SEC: intFrom('INGEST_PROJECT_PER_SEC', 20000),
   RETENTION_DAYS: intFrom('RETENTION_DAYS', 1095),
   /**
+   * Lets webhooks reach loopback, private and other non-public addresses: for local testing only
+   * (otherwise a tenant could make the server call its own network or the cloud metadata service).
+   */
+  WEBHOOK_ALLOW_PRIVATE: v.pipe(
+    v.optional(v.string(), 'false'),
+    v.transform((s) => s.trim().toLowerCase()),
+    v.picklist(['1', '0', 'true', 'false', 'yes', 'no', ''], 'WEBHOOK_ALLOW_PRIVATE must be true or false'),
+    v.transform((s) => s === '1' || s === 'true' || s === 'yes'),
+  ),
+  /**
    * Worker threads that parse imports on Node; 0 parses in the request thread. Unset: two fewer
    * than the cores, at most 4 (on two cores the engine needs them: workers cost ~15% more CPU there
    * for no gain in throughput).

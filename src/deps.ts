@@ -20,6 +20,10 @@ export interface Deps {
   importParsers?: import('./ingest/import-pool.js').ImportParserPool;
   /** Where scheduled exports are written: R2 on Workers, DATA_DIR/exports on Node. */
   exportStore?: ExportStore;
+  /** Optional: resolves webhook hosts for the SSRF check (Node: node:dns). Workers check IP literals only. */
+  webhookResolver?: import('./net/host-resolver.js').HostResolver;
+  /** Optional: sends webhooks to the checked address (Node). Without it the global fetch is used. */
+  webhookFetch?: import('./jobs/webhook.js').Fetch;
 }
 
 /** A flat store of export files by name. */
@@ -27,6 +31,8 @@ export interface ExportStore {
   put(name: string, csv: string): Promise<void>;
   list(prefix: string): Promise<{ name: string; size: number; createdAt: string }[]>;
   get(name: string): Promise<string | null>;
+  /** Deletes every file whose name starts with `prefix` (a project's folder, when it is deleted). */
+  removeAll(prefix: string): Promise<void>;
 }
 
 /** Hono environment shared by every route. */

@@ -11,6 +11,7 @@ import {
   createApiKey,
   createSession,
   deleteAccountIdentity,
+  deleteOtherSessions,
   deleteSession,
   findAccountByEmail,
   getAccount,
@@ -21,11 +22,12 @@ import {
   saveAccount,
 } from '../auth/store.js';
 import { sha256Hex } from '../auth/tokens.js';
-import { deleteProject } from '../projects/routes.js';
+import { revokeAccountGrants } from '../oauth/store.js';
+import { deleteProject } from '../projects/delete.js';
 import { listProjectsFor, removeMember } from '../projects/store.js';
 import {
   ApiKeyList,
-  ConfirmBody,
+  DeleteAccountBody,
   CreatedKey,
   CreateKeyBody,
   DeleteKeyBody,
@@ -75,6 +77,11 @@ export function authRoutes() {
   return app;
 }
 
+export const AccountMessages = {
+  passwordRequired: 'password is required to delete the account',
+  wrongPassword: 'password is incorrect',
+} as const;
+
 const profileOf = (a: { id: string; email: string; name: string; createdAt: string }) => ({
   id: a.id,
   email: a.email,
@@ -103,7 +110,7 @@ export function accountRoutes() {
     '/profile',
     describeRoute({
       tags: ['Account'],
-      summary: 'Change name, email or password (password changes need currentPassword)',
+      summary: 'Change name, email or password (password changes need currentPassword and end your other sessions)',
       security: sessionSecurity,
       responses: { 200: json('Profile', Profile), ...errorsFor(400, 401) },
     }),
@@ -127,6 +134,11 @@ export function accountRoutes() {
         next.email = email;
       }
       await saveAccount(redis, next);
+      if (body.password !== undefined) {
+        // Whoever signed in with the old password is signed out; this session stays.
+        const token = bearerToken(c.req.header('Authorization'));
+        await deleteOtherSessions(redis, account.id, token ? await sha256Hex(token) : null);
+      }
       return c.json(profileOf(next));
     },
   );
@@ -135,19 +147,30 @@ export function accountRoutes() {
     '/',
     describeRoute({
       tags: ['Account'],
-      summary: 'Delete your account, its keys, sessions and the projects it owns with all their data',
+      summary: 'Delete your account, its keys, sessions, OAuth grants and the projects it owns with all their data',
+      description:
+        'Body `{"confirm": true, "password": "…"}`: the password is required for accounts that have one. ' +
+        '400 when `confirm` or the password is missing, 403 when the password is wrong.',
       security: sessionSecurity,
-      responses: { 200: json('Deleted', OkResult), ...errorsFor(400, 401) },
+      responses: { 200: json('Deleted', OkResult), ...errorsFor(400, 401, 403, 429) },
     }),
-    validate('json', ConfirmBody),
+    // A password check: limited like sign-ins, so a borrowed session cannot guess it.
+    rateLimit('auth', byClientIp),
+    validate('json', DeleteAccountBody),
     async (c) => {
       const services = c.get('services');
       const { redis } = services.deps;
       const account = await current(c);
+      const { password } = c.req.valid('json');
+      if (account.passwordHash) {
+        if (!password) throw badRequest(AccountMessages.passwordRequired);
+        if (!(await verifyPassword(password, account.passwordHash))) throw new ApiError(403, AccountMessages.wrongPassword);
+      }
       for (const { project, role } of await listProjectsFor(redis, account.id)) {
-        if (role === 'owner') await deleteProject(services.deps, project);
+        if (role === 'owner') await deleteProject(services.deps, project, (id) => services.ingest.forgetProject(id));
         else await removeMember(redis, project, account.id);
       }
+      await revokeAccountGrants(redis, account.id);
       for (const hash of await deleteAccountIdentity(redis, account)) services.credentialCache.delete(hash);
       return c.json({ ok: true });
     },

@@ -41,3 +41,11 @@ export const CreateKeyBody = v.object({
 export const CreatedKey = v.object({ ...ApiKeyItem.entries, key: v.string() });
 export const DeleteKeyBody = v.object({ id: v.pipe(v.string('id is required'), v.minLength(1, 'id is required')) }, 'id is required');
 export const ConfirmBody = v.object({ confirm: v.literal(true, 'Pass `confirm` true') }, 'Pass `confirm` true');
+/** Body of `DELETE /api/account`: `confirm` as for projects, plus the password again (a borrowed session is not enough). */
+export const DeleteAccountBody = v.object(
+  {
+    confirm: v.literal(true, 'Pass `confirm` true'),
+    password: v.optional(v.pipe(v.string('password must be a string'), v.maxLength(200, 'password must be at most 200 characters'))),
+  },
+  'Pass `confirm` true',
+);

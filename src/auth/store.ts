@@ -193,3 +193,18 @@ export async function deleteAccountIdentity(redis: Redis, account: Account): Pro
   );
   return keyHashes;
 }
+
+/**
+ * Ends every session of the account except `keepHash` (the one that changed the password), so a
+ * session opened with the old password does not outlive it. Returns how many ended.
+ */
+export async function deleteOtherSessions(redis: Redis, accountId: string, keepHash: string | null): Promise<number> {
+  const others = (await redis.smembers(IdentityKeys.accountSessions(accountId))).map(String).filter((h) => h !== keepHash);
+  if (others.length === 0) return 0;
+  await redis
+    .multi()
+    .del(...others.map(IdentityKeys.session))
+    .srem(IdentityKeys.accountSessions(accountId), others[0]!, ...others.slice(1))
+    .exec();
+  return others.length;
+}

@@ -6,6 +6,8 @@ import { connectRespRedis } from '../adapters/redis-resp.js';
 import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import type { EventSink } from '../ingest/sink.js';
+import { nodeWebhookFetch } from '../jobs/node-webhook-fetch.js';
+import { nodeHostResolver } from '../net/node-host-resolver.js';
 
 export interface NodeRuntime {
   deps: Deps;
@@ -38,7 +40,18 @@ export async function buildNodeRuntime(
     dataDir: config.DATA_DIR,
   });
   await migrate(clickhouse, { retentionDays: config.RETENTION_DAYS });
-  const base = { config, redis, clickhouse, clock: opts.clock ?? systemClock, geo: opts.geo, dns: opts.dns, importParsers: opts.importParsers };
+  const base = {
+    config,
+    redis,
+    clickhouse,
+    clock: opts.clock ?? systemClock,
+    geo: opts.geo,
+    dns: opts.dns,
+    importParsers: opts.importParsers,
+    // Webhook hosts are resolved by the system resolver and the request goes to the checked address.
+    webhookResolver: nodeHostResolver(),
+    webhookFetch: nodeWebhookFetch,
+  };
   const sink = opts.makeSink(base);
   return {
     deps: { ...base, sink },

@@ -9,6 +9,7 @@ import { systemClock } from '../adapters/clock.js';
 import { parseConfig, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { consumeEvents, keepDeadLetters, queueSink, type EventsMessage } from '../ingest/queue-sink.js';
+import { dropDeletedProjects } from '../ingest/queue-live-projects.js';
 import { runScheduledJobs } from '../jobs/scheduled.js';
 
 /** Bindings and secrets of the Worker (names from wrangler.toml; secrets set with wrangler). */
@@ -68,6 +69,15 @@ function r2ExportStore(bucket: R2Bucket) {
       const obj = await bucket.get(name);
       return obj ? obj.text() : null;
     },
+    async removeAll(prefix: string) {
+      // R2 lists at most 1000 keys a page and deletes at most 1000 per call.
+      for (let cursor: string | undefined; ; ) {
+        const page = await bucket.list({ prefix, cursor });
+        if (page.objects.length > 0) await bucket.delete(page.objects.map((o) => o.key));
+        if (!page.truncated) return;
+        cursor = page.cursor;
+      }
+    },
   };
 }
 
@@ -90,7 +100,9 @@ export default {
       });
       return;
     }
-    await consumeEvents(batch, isolateFor(env).deps.clickhouse);
+    // Events of a project deleted while they waited in the queue are not stored.
+    const { deps } = isolateFor(env);
+    await consumeEvents(await dropDeletedProjects(batch, deps.redis), deps.clickhouse);
   },
 
   /** Cron: salt rotation and due scheduled exports; a failed job fails the run so it shows in the dashboard. */

@@ -5,6 +5,7 @@ import type { AppEnv } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { bearerSecurity, errorsFor, json } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
+import { assertWebhookTarget, webhookPolicy } from '../jobs/webhook-target.js';
 import { loadProject, MANAGERS, requireProject } from '../projects/access.js';
 import { REPORT_PERIODS } from '../reports/periods.js';
 import { CSV_CONTENT_TYPE } from './negotiate.js';
@@ -27,6 +28,7 @@ const view = (s: ExportSchedule, secret?: string) => ({
   nextRunAt: new Date(s.nextRunAt).toISOString(),
   lastRunAt: s.lastRunAt,
   lastFile: s.lastFile,
+  lastWebhook: s.lastWebhook ?? null,
   createdAt: s.createdAt,
   updatedAt: s.updatedAt,
   ...(secret ? { webhookSecret: secret } : {}),
@@ -50,7 +52,8 @@ export function scheduleRoutes() {
       description:
         '`frequency` daily | weekly | monthly: the export runs at the next UTC midnight, Monday midnight or 1st of the month, ' +
         'and then every such boundary; a missed run is caught up once. `period` (default `30d`) and `limit` (1–500, default 100) ' +
-        'as in GET …/export. With `webhookUrl` (https) each run POSTs a JSON notice signed with ' +
+        'as in GET …/export. With `webhookUrl` (https, on a public address: hosts that are or resolve to loopback, private, link-local, ' +
+        'CGNAT, multicast or reserved addresses are refused with 400, and checked again before each delivery) each run POSTs a JSON notice signed with ' +
         '`X-Sightline-Signature: sha256=<hex HMAC-SHA256 of the body>`; the key is `webhookSecret`, returned only when the ' +
         'schedule is created or `rotateSecret` is true. 201 when created, 200 when replaced.',
       security: bearerSecurity,
@@ -61,8 +64,11 @@ export function scheduleRoutes() {
     validate('json', ScheduleBody),
     async (c) => {
       const { project } = await loadProject(c, MANAGERS);
-      const { redis, clock } = c.get('services').deps;
-      const { schedule, created, secretShown } = await scheduleStore.put(redis, project.id, c.req.valid('json'), clock.now());
+      const { deps } = c.get('services');
+      const body = c.req.valid('json');
+      // SSRF: the host must be public now; the job checks again before every delivery.
+      await assertWebhookTarget(body.webhookUrl, webhookPolicy(deps));
+      const { schedule, created, secretShown } = await scheduleStore.put(deps.redis, project.id, body, deps.clock.now());
       return c.json(view(schedule, secretShown ? schedule.secret : undefined), created ? 201 : 200);
     },
   );

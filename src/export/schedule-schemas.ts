@@ -37,6 +37,8 @@ export const ScheduleView = v.object({
   nextRunAt: v.pipe(v.string(), v.isoTimestamp()),
   lastRunAt: v.nullable(v.string()),
   lastFile: v.nullable(v.string()),
+  /** The last run's webhook: the receiver's HTTP status, or why it was not delivered (e.g. refused: a private address). */
+  lastWebhook: v.nullable(v.union([v.object({ status: v.number() }), v.object({ error: v.string() })])),
   createdAt: v.string(),
   updatedAt: v.string(),
   webhookSecret: v.optional(v.string()),

@@ -23,6 +23,8 @@ export interface ExportSchedule {
   lastFile: string | null;
   /** Slot (epoch ms of its boundary) of the last completed run. */
   lastSlot: number | null;
+  /** What the last run's webhook got: the receiver's status, or why it was not delivered (absent in older records). */
+  lastWebhook?: { status: number } | { error: string } | null;
 }
 
 /** Sorted set of project ids scored by their schedule's next run time: the cron reads what is due. */
@@ -144,6 +146,13 @@ export const scheduleStore = {
       lastSlot: run.slot,
     }, { xx: true });
     await redis.zadd(DUE_KEY, { xx: true }, { score: next, member: projectId });
+  },
+
+  /** Records the outcome of the last run's webhook (XX: a schedule deleted meanwhile stays deleted). */
+  async recordWebhook(redis: Redis, projectId: string, result: { status: number } | { error: string }): Promise<void> {
+    const current = await this.get(redis, projectId);
+    if (!current) return;
+    await redis.set(ProjectKeys.exportSchedule(projectId), { ...current, lastWebhook: result }, { xx: true });
   },
 
   /** Moves a schedule to its next slot without running it (its slot was already done). */

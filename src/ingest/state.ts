@@ -13,6 +13,9 @@ import { IngestThrottle } from './throttle.js';
 /** Redis set of IPs whose events a project ignores (the owner's office, monitoring). */
 export const excludedIpsKey = ProjectKeys.excludedIps;
 
+/** Longest a deleted project's events are still accepted by a process that had it cached (≤ 5 s promised). */
+export const PROJECT_CACHE_MS = 4000;
+
 /**
  * Per-app ingest services: parsers, hasher, throttle and short-lived caches that keep Redis off
  * the hot path. Built once per app (see services.ts), never at module level.
@@ -25,9 +28,11 @@ export class IngestState {
   readonly parseUa = createUaParser();
   /** Crawler/bot of a user agent, cached per UA: `isbot`'s pattern was ~3% of the event path. */
   readonly detectBot = createBotDetector();
-  // TTL caches (the generic one auth uses). A deleted project stops collecting within 5 s; a new
-  // one is never cached as missing.
-  private readonly projects = new CredentialCache<Project>(5000, 10_000);
+  // TTL caches (the generic one auth uses). A deleted project stops collecting within 4 s in every
+  // process (the process that deletes it at once, see forgetProject); a new one is never cached
+  // as missing. The TTL is counted from before the Redis read, so a read racing the deletion
+  // cannot extend it.
+  private readonly projects = new CredentialCache<Project>(PROJECT_CACHE_MS, 10_000);
   private readonly excluded = new CredentialCache<Set<string>>(5000, 10_000);
   private readonly installSeen = new Set<string>();
 
@@ -63,6 +68,12 @@ export class IngestState {
     const project = await getProject(this.redis, id);
     if (project) this.projects.set(id, project, now);
     return project;
+  }
+
+  /** Drops a project from the caches of this process (it was just deleted). */
+  forgetProject(projectId: string): void {
+    this.projects.delete(projectId);
+    this.excluded.delete(projectId);
   }
 
   /** Whether events from `ip` are excluded for the project (set cached for a few seconds). */

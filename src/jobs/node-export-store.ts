@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, stat, writeFile, rename } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile, rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ExportStore } from '../deps.js';
 
@@ -44,6 +44,9 @@ export function nodeExportStore(dir: string): ExportStore {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw err;
       }
+    },
+    async removeAll(prefix) {
+      await rm(join(root, checked(prefix, PREFIX)), { recursive: true, force: true });
     },
   };
 }

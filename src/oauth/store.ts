@@ -17,6 +17,8 @@ export const OAuthKeys = {
   refreshUsed: (hash: string) => `oauth:refresh-used:${hash}`,
   /** Set of `access:…`/`refresh:…` digests issued under one authorization (a code and its refreshes). */
   grant: (id: string) => `oauth:grant:${id}`,
+  /** Set of grant ids issued to one account, so deleting the account can revoke them all. */
+  accountGrants: (accountId: string) => `oauth:account-grants:${accountId}`,
   csrf: (hash: string) => `oauth:csrf:${hash}`,
 };
 
@@ -120,6 +122,8 @@ export async function issueTokens(redis: Redis, fields: GrantFields, now: number
     .set(OAuthKeys.refresh(refreshHash), refresh, { ex: REFRESH_TTL_SECONDS })
     .sadd(OAuthKeys.grant(fields.grantId), `access:${accessHash}`, `refresh:${refreshHash}`)
     .expire(OAuthKeys.grant(fields.grantId), REFRESH_TTL_SECONDS)
+    .sadd(OAuthKeys.accountGrants(fields.accountId), fields.grantId)
+    .expire(OAuthKeys.accountGrants(fields.accountId), REFRESH_TTL_SECONDS)
     .expire(OAuthKeys.client(fields.clientId), CLIENT_TTL_SECONDS)
     .exec();
   return { accessToken, refreshToken, expiresIn: ACCESS_TTL_SECONDS, scope: fields.scope };
@@ -156,6 +160,14 @@ export async function revokeGrant(redis: Redis, grantId: string): Promise<void> 
   const members = (await redis.smembers(OAuthKeys.grant(grantId))).map(String);
   const keys = members.map((m) => (m.startsWith('access:') ? OAuthKeys.access(m.slice(7)) : OAuthKeys.refresh(m.slice(8))));
   await redis.del(OAuthKeys.grant(grantId), ...keys);
+}
+
+/** Revokes every grant (access and refresh tokens) of an account: it is being deleted. */
+export async function revokeAccountGrants(redis: Redis, accountId: string): Promise<number> {
+  const grants = (await redis.smembers(OAuthKeys.accountGrants(accountId))).map(String);
+  for (const grantId of grants) await revokeGrant(redis, grantId);
+  await redis.del(OAuthKeys.accountGrants(accountId));
+  return grants.length;
 }
 
 /**

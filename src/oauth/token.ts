@@ -9,6 +9,7 @@ import { s256Challenge } from './pkce.js';
 import { OAuthErrorBody, parseScope, RevokeForm, scopeText, TokenForm, TokenResponse } from './schemas.js';
 import { consumeCode, consumeRefreshToken, getClient, issueTokens, revokeToken, type IssuedTokens } from './store.js';
 import { timingSafeEqualHex } from '../auth/tokens.js';
+import { getAccount } from '../auth/store.js';
 
 const oauthError = (description: string) => json(description, OAuthErrorBody);
 const invalidGrant = (why: string) => new OAuthError('invalid_grant', why);
@@ -57,12 +58,15 @@ export function tokenRoutes() {
         if (code.redirectUri !== form.redirect_uri) throw invalidGrant('redirect_uri does not match the authorization request');
         if (!(await verifierMatches(form.code_verifier, code.codeChallenge))) throw invalidGrant('code_verifier does not match the code_challenge');
         const { redirectUri: _r, codeChallenge: _ch, expiresAt: _e, ...grant } = code;
+        // A code issued just before its account was deleted must not mint tokens after.
+        if (!(await getAccount(redis, grant.accountId))) throw invalidGrant('The account no longer exists');
         return tokenAnswer(c, await issueTokens(redis, grant, now));
       }
       const taken = await consumeRefreshToken(redis, form.refresh_token, now);
       if (!taken.ok) throw invalidGrant('Unknown, expired or already used refresh token');
       const { expiresAt: _e, ...grant } = taken.record;
       if (grant.clientId !== client.clientId) throw invalidGrant('The refresh token was issued to another client');
+      if (!(await getAccount(redis, grant.accountId))) throw invalidGrant('The account no longer exists');
       let scope = grant.scope;
       if (form.scope !== undefined) {
         const asked = parseScope(form.scope);

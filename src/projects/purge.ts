@@ -13,3 +13,16 @@ export async function purgeProjectData(ch: ClickHouseClient, projectId: string):
     });
   }
 }
+
+/** Deletes every analytics row of several projects at once: one mutation per table, whatever their number. */
+export async function purgeProjectsData(ch: ClickHouseClient, projectIds: readonly string[]): Promise<void> {
+  if (projectIds.length === 0) return;
+  for (const table of ANALYTICS_TABLES) {
+    const statement = 'ALTER TABLE ' + table.name + ' DELETE WHERE project_id IN {projectIds:Array(String)}';
+    await ch.command({
+      query: statement,
+      query_params: { projectIds: [...projectIds] },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+  }
+}

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import type { AppEnv, Deps } from '../deps.js';
+import type { AppEnv } from '../deps.js';
 import { badRequest, Messages } from '../errors.js';
 import { bearerSecurity, errorsFor, json } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
@@ -8,7 +8,7 @@ import { requireWrite } from '../auth/middleware.js';
 import { byCredential, rateLimit } from '../ratelimit.js';
 import { loadProject, MANAGERS, OWNER_ONLY, requireProject } from './access.js';
 import { InvalidDomainError, normalizeDomain } from './domain.js';
-import { purgeProjectData } from './purge.js';
+import { deleteProject } from './delete.js';
 import {
   CreateProjectBody,
   DeleteProjectBody,
@@ -22,7 +22,6 @@ import {
 } from './schemas.js';
 import {
   createProject,
-  deleteProjectRecords,
   getInstallationSeenAt,
   listProjectsFor,
   saveProject,
@@ -151,7 +150,7 @@ export function projectRoutes() {
     '/:domain',
     describeRoute({
       tags: ['Projects'],
-      summary: 'Delete a project and all its analytics data (owner only)',
+      summary: 'Delete a project with all its analytics data, its export schedule and exported files (owner only)',
       security: bearerSecurity,
       responses: { 200: json('Deleted', DeleteResult), ...errorsFor(400, 401, 403, 404, 429) },
     }),
@@ -160,7 +159,8 @@ export function projectRoutes() {
     validate('json', DeleteProjectBody, Messages.confirmRequired),
     async (c) => {
       const { project } = await loadProject(c, OWNER_ONLY);
-      await deleteProject(c.get('services').deps, project);
+      const services = c.get('services');
+      await deleteProject(services.deps, project, (id) => services.ingest.forgetProject(id));
       return c.json({ ok: true });
     },
   );
@@ -186,14 +186,4 @@ export function projectRoutes() {
   );
 
   return app;
-}
-
-/**
- * Flushes buffered events, deletes analytics rows, then the records: a failure leaves a project
- * that can be deleted again, and no buffered row of it lands after the purge.
- */
-export async function deleteProject(deps: Pick<Deps, 'redis' | 'clickhouse' | 'sink'>, project: Project): Promise<void> {
-  await deps.sink.flush();
-  await purgeProjectData(deps.clickhouse, project.id);
-  await deleteProjectRecords(deps.redis, project);
 }

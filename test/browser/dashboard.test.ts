@@ -355,4 +355,24 @@ describe('dashboard in a real browser', () => {
     await page.getByText('No projects yet').waitFor();
     expect((await h.call('GET', `/api/v1/projects/${domain}`, { token: user.session })).status).toBe(404);
   }, 60_000);
+
+  it('deletes the account only with its password, after the email is typed', async () => {
+    await page.goto(`${app.url}/#/account`);
+    await page.getByRole('heading', { name: 'Delete account' }).waitFor();
+    const deleteAccount = async (password: string) => {
+      await page.getByLabel('Your password').fill(password);
+      await page.getByRole('button', { name: 'Delete account…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete your account?' });
+      await dialog.getByLabel(`Type ${user.email} to confirm`).fill(user.email);
+      await dialog.getByRole('button', { name: 'Delete account' }).click();
+    };
+    await deleteAccount('not my password');
+    await page.getByText('password is incorrect').waitFor();
+    expect((await h.call('POST', '/api/auth/login', { body: { email: user.email, password: user.password } })).status).toBe(200);
+    await expectAccessible(page, 'account (wrong password)');
+
+    await deleteAccount(user.password);
+    await page.getByRole('heading', { name: 'Sign in to Sightline' }).waitFor();
+    expect((await h.call('POST', '/api/auth/login', { body: { email: user.email, password: user.password } })).status).toBe(401);
+  }, 60_000);
 });

@@ -124,6 +124,37 @@ describe('/api/account/profile', () => {
     expect((await login(u.email, u.password)).status).toBe(401);
   });
 
+  it('PATCH password ends every other session of the account and keeps the current one', async () => {
+    const u = await h.user('prof');
+    const current = ((await (await login(u.email, u.password)).json()) as { token: string }).token;
+    const elsewhere = ((await (await login(u.email, u.password)).json()) as { token: string }).token;
+    const other = await h.user('prof-other');
+    const wrong = await h.call('PATCH', '/api/account/profile', { token: current, body: { password: 'another new secret', currentPassword: 'not it' } });
+    expect(wrong.status).toBe(400);
+    // A refused change ends nothing.
+    expect((await h.call('GET', '/api/account/profile', { token: elsewhere })).status).toBe(200);
+    const name = await h.call('PATCH', '/api/account/profile', { token: current, body: { name: 'Still signed in' } });
+    expect(name.status).toBe(200);
+    expect((await h.call('GET', '/api/account/profile', { token: u.session })).status).toBe(200);
+
+    const ok = await h.call('PATCH', '/api/account/profile', { token: current, body: { password: 'another new secret', currentPassword: u.password } });
+    expect(ok.status).toBe(200);
+    for (const token of [u.session, elsewhere]) {
+      const res = await h.call('GET', '/api/account/profile', { token });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual(UNAUTHORIZED);
+      expect(await h.deps.redis.exists(IdentityKeys.session(await sha256Hex(token)))).toBe(0);
+    }
+    expect((await h.call('GET', '/api/account/profile', { token: current })).status).toBe(200);
+    expect((await h.deps.redis.smembers(IdentityKeys.accountSessions(u.accountId))).map(String)).toEqual([await sha256Hex(current)]);
+    // API keys are not sessions: they keep working. Another account's session is untouched.
+    expect((await h.call('GET', P, { token: u.readKey })).status).toBe(200);
+    expect((await h.call('GET', '/api/account/profile', { token: other.session })).status).toBe(200);
+    // A session started after the change works as usual.
+    const fresh = ((await (await login(u.email, 'another new secret')).json()) as { token: string }).token;
+    expect((await h.call('GET', '/api/account/profile', { token: fresh })).status).toBe(200);
+  });
+
   it.each([
     ['empty body', {}, 'No valid fields to update'],
     ['unknown field', { nickname: 'x' }, 'Unknown field: profile accepts name, email, password and currentPassword'],
@@ -237,6 +268,27 @@ describe('DELETE /api/account', () => {
     expect((await h.call('GET', '/api/account/profile', { token: u.session })).status).toBe(200);
   });
 
+  it('needs the password again: missing → 400, wrong → 403; the account stays', async () => {
+    const u = await h.user('gone');
+    const missing = await h.call('DELETE', '/api/account', { token: u.session, body: { confirm: true } });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toEqual({ error: 'password is required to delete the account' });
+    for (const password of ['not the password', '', u.password.toUpperCase()]) {
+      const res = await h.call('DELETE', '/api/account', { token: u.session, body: { confirm: true, password } });
+      expect(res.status, password).toBe(password === '' ? 400 : 403);
+      expect(await res.json()).toEqual({ error: password === '' ? 'password is required to delete the account' : 'password is incorrect' });
+    }
+    const notString = await h.call('DELETE', '/api/account', { token: u.session, body: { confirm: true, password: 12345678 } });
+    expect(notString.status).toBe(400);
+    expect(await notString.json()).toEqual({ error: 'password must be a string' });
+    // `confirm` is still checked first.
+    const unconfirmed = await h.call('DELETE', '/api/account', { token: u.session, body: { password: u.password } });
+    expect(unconfirmed.status).toBe(400);
+    expect(await unconfirmed.json()).toEqual({ error: 'Pass `confirm` true' });
+    expect((await h.call('GET', '/api/account/profile', { token: u.session })).status).toBe(200);
+    expect((await login(u.email, u.password)).status).toBe(200);
+  });
+
   it('removes the account, its keys, sessions, owned projects and memberships; the domain is free again', async () => {
     const [u, owner] = await Promise.all([h.user('gone'), h.user('owner')]);
     const mine = h.domain('mine');
@@ -249,7 +301,7 @@ describe('DELETE /api/account', () => {
     const second = (await (await login(u.email, u.password)).json()).token;
     expect((await h.call('GET', P, { token: u.writeKey })).status).toBe(200); // warm key cache
 
-    const res = await h.call('DELETE', '/api/account', { token: u.session, body: { confirm: true } });
+    const res = await h.call('DELETE', '/api/account', { token: u.session, body: { confirm: true, password: u.password } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
 

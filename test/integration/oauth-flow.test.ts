@@ -47,7 +47,7 @@ async function register(redirectUris = [REDIRECT]): Promise<string> {
 const verifierOf = () => `v-${crypto.randomUUID()}-${crypto.randomUUID()}`;
 
 /** Drives the browser part: authorize → login form → consent → approve; returns the redirect URL. */
-async function authorize(clientId: string, verifier: string, opts: { scope?: string; resource?: string; state?: string } = {}): Promise<URL> {
+async function authorize(clientId: string, verifier: string, opts: { scope?: string; resource?: string; state?: string; user?: TestUser } = {}): Promise<URL> {
   const params = new URLSearchParams({
     response_type: 'code',
     client_id: clientId,
@@ -63,7 +63,7 @@ async function authorize(clientId: string, verifier: string, opts: { scope?: str
   expect(loginPage.status).toBe(200);
   const loginHtml = await loginPage.text();
   expect(loginHtml).toContain('name="password"');
-  const login = await fetch(`${server.url}/oauth/authorize`, form({ ...hiddenInputs(loginHtml), email: alice.email, password: alice.password }));
+  const login = await fetch(`${server.url}/oauth/authorize`, form({ ...hiddenInputs(loginHtml), email: (opts.user ?? alice).email, password: (opts.user ?? alice).password }));
   expect(login.status).toBe(200);
   const cookie = login.headers.get('set-cookie')!;
   expect(cookie).toMatch(/sl_session=sls_/);
@@ -84,9 +84,9 @@ async function token(fields: Record<string, string>) {
   return { status: res.status, body: await res.json(), cacheControl: res.headers.get('cache-control') };
 }
 
-async function codeFlow(clientId: string, scope = 'read') {
+async function codeFlow(clientId: string, scope = 'read', user?: TestUser) {
   const verifier = verifierOf();
-  const back = await authorize(clientId, verifier, { scope });
+  const back = await authorize(clientId, verifier, { scope, user });
   const code = back.searchParams.get('code')!;
   const t = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier });
   expect(t.status).toBe(200);
@@ -298,6 +298,37 @@ describe('OAuth code flow with PKCE', () => {
     } finally {
       clock.advance(-(3600_000 + 1000));
     }
+  });
+});
+
+describe('account deletion', () => {
+  it('revokes every grant of the account: its tokens stop working and a pending code mints nothing', async () => {
+    const bob = await h.user('oauth-leaver');
+    const clientId = await register();
+    const first = await codeFlow(clientId, 'read', bob);
+    const second = await codeFlow(clientId, 'write', bob);
+    // A code approved but not yet exchanged when the account goes.
+    const verifier = verifierOf();
+    const pending = (await authorize(clientId, verifier, { user: bob })).searchParams.get('code')!;
+    expect((await mcp(first.access_token)).status).toBe(200);
+    // Alice's grant on the same client must survive.
+    const alices = await codeFlow(clientId);
+
+    const del = await h.call('DELETE', '/api/account', { token: bob.session, body: { confirm: true, password: bob.password } });
+    expect(del.status).toBe(200);
+
+    for (const t of [first, second]) {
+      expect(await h.deps.redis.exists(OAuthKeys.access(await sha256Hex(t.access_token)), OAuthKeys.refresh(await sha256Hex(t.refresh_token)))).toBe(0);
+      expect((await mcp(t.access_token)).status).toBe(401);
+      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: clientId });
+      expect(refreshed.status).toBe(400);
+      expect(refreshed.body.error).toBe('invalid_grant');
+    }
+    const exchanged = await token({ grant_type: 'authorization_code', code: pending, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier });
+    expect(exchanged.status).toBe(400);
+    expect(exchanged.body).toMatchObject({ error: 'invalid_grant', error_description: 'The account no longer exists' });
+    expect(await h.deps.redis.exists(OAuthKeys.accountGrants(bob.accountId))).toBe(0);
+    expect((await mcp(alices.access_token)).status).toBe(200);
   });
 });
 

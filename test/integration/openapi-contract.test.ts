@@ -110,7 +110,10 @@ function successCalls(): Record<string, () => Promise<Call>> {
       return { method: 'POST', path: '/api/auth/logout', headers: bearer(token) };
     },
     'PATCH /api/account/profile': async () => api('PATCH', '/api/account/profile', { name: 'Alice' }, alice.session),
-    'DELETE /api/account': async () => api('DELETE', '/api/account', { confirm: true }, (await h.user('leaver')).session),
+    'DELETE /api/account': async () => {
+      const leaver = await h.user('leaver');
+      return api('DELETE', '/api/account', { confirm: true, password: leaver.password }, leaver.session);
+    },
     'POST /api/account/keys': async () => api('POST', '/api/account/keys', { scope: 'read', name: 'contract' }, alice.session),
     'DELETE /api/account/keys': async () => {
       const { record } = await createApiKey(h.deps.redis, { accountId: alice.accountId, scope: 'read', name: 'gone' }, h.deps.clock.now());

@@ -43,7 +43,7 @@ const FOUNDATION: [path: string, method: string, statuses: string[]][] = [
   ['/api/account/keys', 'get', ['200', '401']],
   ['/api/account/keys', 'post', ['201', '400', '401']],
   ['/api/account/keys', 'delete', ['200', '400', '401', '404']],
-  ['/api/account', 'delete', ['200', '400', '401']],
+  ['/api/account', 'delete', ['200', '400', '401', '403', '429']],
 ];
 
 describe('/openapi.json', () => {

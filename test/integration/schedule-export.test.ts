@@ -60,7 +60,8 @@ const filesOnDisk = () => (existsSync(join(exportsDir, projectId)) ? readdirSync
 const ourHooks = () => received.filter((r) => JSON.parse(r.body).domain === domain);
 
 beforeAll(async () => {
-  h = await createHarness({ clock, env: { PUBLIC_URL: 'https://stats.example.test', RATE_LIMIT_EXPORT_PER_MIN: '1000' } });
+  // The webhook is delivered to a local server: private targets allowed (test/integration/webhook-ssrf.test.ts checks the refusal).
+  h = await createHarness({ clock, env: { PUBLIC_URL: 'https://stats.example.test', RATE_LIMIT_EXPORT_PER_MIN: '1000', WEBHOOK_ALLOW_PRIVATE: '1' } });
   exportsDir = mkdtempSync(join(tmpdir(), 'sightline-exports-'));
   deps = { ...h.deps, exportStore: nodeExportStore(exportsDir) };
   app = createApp(deps);

@@ -118,7 +118,8 @@ describe('Worker in workerd', () => {
 
   it('retries a batch ClickHouse rejects, and dead-letters it after max_retries', async () => {
     // An Enum8 value the table does not know: ClickHouse rejects the insert every time.
-    const poison = { table: 'events', rows: [{ project_id: 'dead-letter-test', ts: 'not a time', kind: 'no-such-kind' }] };
+    // (Of a live project: rows of deleted projects are dropped before the insert, see below.)
+    const poison = { table: 'events', rows: [{ project_id: projectId, ts: 'not a time', kind: 'no-such-kind' }] };
     // Driving the consumer directly: the failing message is marked for retry, not acked.
     const batch = createMessageBatch('sightline-events', [{ id: unique('poison'), timestamp: new Date(), attempts: 1, body: poison }]);
     const ctx = createExecutionContext();
@@ -146,5 +147,46 @@ describe('Worker in workerd', () => {
     const record = JSON.parse(await (await testEnv.EXPORTS.get(dead[0].key))!.text()) as { body: unknown };
     expect(record.body).toEqual(poison);
     expect(await eventually(statsNow, (n) => n === before + 1, 10_000)).toBe(before + 1);
+  });
+
+  it('deleting a project empties its R2 folder; queued events of it are dropped, the rest inserted', async () => {
+    const goneDomain = `${unique('gone')}.example.com`;
+    const created = await call('POST', '/api/v1/projects', { token: user.writeKey, body: { name: 'Gone', domain: goneDomain } });
+    expect(created.status).toBe(201);
+    const goneId = ((await created.json()) as { id: string }).id;
+    // Files of its scheduled export in R2 go with it; another project's stay.
+    for (const day of ['01', '02', '03']) await testEnv.EXPORTS.put(`${goneId}/sightline-${goneDomain}-today-2026-01-${day}.csv`, 'x');
+    const deleted = await call('DELETE', `/api/v1/projects/${goneDomain}`, { token: user.writeKey, body: { confirm: true } });
+    expect(deleted.status).toBe(200);
+    expect((await testEnv.EXPORTS.list({ prefix: `${goneId}/` })).objects).toEqual([]);
+    expect((await testEnv.EXPORTS.list({ prefix: `${projectId}/` })).objects.length).toBeGreaterThan(0);
+
+    const ts = new Date().toISOString().slice(0, 23).replace('T', ' ');
+    const row = (project: string, path: string) => ({ project_id: project, ts, kind: 'pageview', visitor_id: 7, session_id: 7, hostname: goneDomain, path });
+    const [onlyGone, mixed] = [unique('gone-only'), unique('mixed')];
+    const batch = createMessageBatch('sightline-events', [
+      { id: onlyGone, timestamp: new Date(), attempts: 1, body: { table: 'events', rows: [row(goneId, '/gone')] } },
+      { id: mixed, timestamp: new Date(), attempts: 1, body: { table: 'events', rows: [row(goneId, '/gone'), row(projectId, '/queued-live')] } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch as never, testEnv as never);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages).toEqual([]);
+    expect([...result.explicitAcks].sort()).toEqual([onlyGone, mixed].sort());
+
+    const web = createClient({ url: testEnv.CLICKHOUSE_URL });
+    const count = async (project: string, path: string) =>
+      Number(
+        ((await (
+          await web.query({
+            query: 'SELECT count() AS n FROM events WHERE project_id = {project:String} AND path = {path:String}',
+            query_params: { project, path },
+            format: 'JSONEachRow',
+          })
+        ).json()) as { n: string }[])[0]!.n,
+      );
+    expect(await count(goneId, '/gone')).toBe(0);
+    expect(await count(projectId, '/queued-live')).toBe(1);
+    await web.close();
   });
 });

@@ -23,9 +23,10 @@ function profileForm(profile: Profile): HTMLElement {
         if (current.value) body.currentPassword = current.value;
         const saved = await api<Profile>('PATCH', '/api/account/profile', body);
         profile.email = saved.email;
+        // A new password signs out every other session of the account (this one stays).
+        status.ok(body.password ? 'Profile saved. Your other sessions were signed out.' : 'Profile saved.');
         password.value = '';
         current.value = '';
-        status.ok('Profile saved.');
       }),
     },
     h('h2', null, 'Profile'),
@@ -116,26 +117,25 @@ function keysPanel(): HTMLElement {
 
 function dangerZone(profile: Profile): HTMLElement {
   const status = statusLine();
+  // The password again: a session left open on a shared computer is not enough to delete everything.
+  const password = h('input', { type: 'password', autocomplete: 'current-password', required: true });
+  const submit = h('button', { type: 'submit', class: 'danger' }, 'Delete account…');
   return h(
-    'section',
-    { class: 'panel danger-zone' },
-    h('h2', null, 'Delete account'),
-    h('p', null, 'Deletes your account, keys, sessions and every project you own with all its data. This cannot be undone.'),
-    h('button', {
-      type: 'button',
-      class: 'danger',
-      onclick: async () => {
+    'form',
+    {
+      class: 'panel danger-zone',
+      onsubmit: submitWith(status, async () => {
         const ok = await confirmDialog({ title: 'Delete your account?', message: 'Every project you own and its analytics data are removed for good.', confirmLabel: 'Delete account', typed: profile.email });
         if (!ok) return;
-        try {
-          await api('DELETE', '/api/account', { confirm: true });
-          session.clear();
-          location.hash = '#/signin';
-        } catch (err) {
-          status.error((err as Error).message);
-        }
-      },
-    }, 'Delete account…'),
+        await api('DELETE', '/api/account', { confirm: true, password: password.value });
+        session.clear();
+        location.hash = '#/signin';
+      }, submit),
+    },
+    h('h2', null, 'Delete account'),
+    h('p', null, 'Deletes your account, keys, sessions, connected apps and every project you own with all its data. This cannot be undone.'),
+    field('Your password', password, 'Needed to delete the account.'),
+    submit,
     status.el,
   );
 }
