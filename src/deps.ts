@@ -20,6 +20,11 @@ export interface Deps {
   importParsers?: import('./ingest/import-pool.js').ImportParserPool;
   /** Where scheduled exports are written: R2 on Workers, DATA_DIR/exports on Node. */
   exportStore?: ExportStore;
+  /**
+   * PBKDF2 iterations of new password hashes (src/auth/password.ts: 600,000 when unset). Not an
+   * environment variable: only the test harness lowers it, so suites that create many accounts stay fast.
+   */
+  passwordIterations?: number;
 }
 
 /** A flat store of export files by name. */
