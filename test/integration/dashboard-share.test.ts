@@ -87,6 +87,31 @@ describe('public stats (/share and /api/share)', () => {
     expect((await h.call('GET', `/api/share/${site.domain}/funnels`)).status).toBe(404);
   });
 
+  it('serves only what the page shows: goal progress without definitions, no bot paths, no per-page vitals', async () => {
+    const goal = await h.call('POST', `/api/v1/projects/${site.domain}/goals`, { token: owner.writeKey, body: { name: 'Reached docs', type: 'pageview', value: '/internal-secret*', target: 10 } });
+    expect(goal.status).toBe(201);
+    const { id } = (await goal.json()) as { id: string };
+    const shared = await h.call('GET', `/api/share/${site.domain}/goals?period=7d`);
+    expect(shared.status).toBe(200);
+    const text = await shared.text();
+    expect(text).not.toContain('/internal-secret');
+    expect(text).not.toContain(id);
+    const body = JSON.parse(text) as { goals: Record<string, unknown>[] };
+    expect(body.goals).toEqual([{ name: 'Reached docs', target: 10, format: 'number', current: 0, conversionRate: 0, currency: null }]);
+    expect(Object.keys(body).sort()).toEqual(['from', 'goals', 'period', 'to']);
+
+    const bots = (await (await h.call('GET', `/api/share/${site.domain}/bots?period=7d`)).json()) as { data: Record<string, unknown> };
+    expect(Object.keys(bots.data).sort()).toEqual(['topBots', 'totals']);
+    const perf = (await (await h.call('GET', `/api/share/${site.domain}/performance?period=7d`)).json()) as Record<string, unknown>;
+    expect(Object.keys(perf).sort()).toEqual(['from', 'overall', 'period', 'to']);
+    // The page draws browsers and OS from the devices report; members are never public.
+    for (const path of ['browsers', 'os', 'members', 'funnels', 'visitors']) expect((await h.call('GET', `/api/share/${site.domain}/${path}`)).status, path).toBe(404);
+    // CSV is a signed-in feature: the share API answers JSON whatever the Accept header.
+    const csv = await h.call('GET', `/api/share/${site.domain}/goals?period=7d`, { headers: { Accept: 'text/csv' } });
+    expect(csv.headers.get('content-type')).toContain('application/json');
+    expect(await csv.text()).not.toContain('/internal-secret');
+  });
+
   it('goes dark again when public stats are turned off', async () => {
     await h.call('PATCH', `/api/v1/projects/${site.domain}`, { token: owner.writeKey, body: { publicStatsEnabled: false } });
     expect((await h.call('GET', `/share/${site.domain}`)).status).toBe(404);
