@@ -11,6 +11,7 @@ import { readLimited } from './body.js';
 import { HitsBody, firstIssue } from './event-schema.js';
 import { recordHits } from './hits.js';
 import { importNdjson } from './import.js';
+import { logError } from '../log.js';
 
 /** Hits bodies hold at most 1000 entries of a few hundred bytes. */
 const MAX_HITS_BYTES = 2 * 1024 * 1024;
@@ -105,7 +106,7 @@ export function ingestApiRoutes() {
         return c.json(await importNdjson(clickhouse, body, { project, batchId, parsers: importParsers }));
       } catch (err) {
         if (err instanceof ApiError) throw err;
-        console.error('[sightline] import failed', err);
+        logError('[sightline] import failed', err);
         throw unavailable();
       }
     },
