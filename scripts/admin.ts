@@ -9,6 +9,7 @@ import { connectRespRedis } from '../src/adapters/redis-resp.js';
 import { parseConfig } from '../src/config.js';
 import { createAccount, createApiKey, createSession, EmailTakenError, findAccountByEmail, revokeApiKey } from '../src/auth/store.js';
 import { normalizeDomain } from '../src/projects/domain.js';
+import { logError } from '../src/log.js';
 import { acceptInvitations } from '../src/projects/invitations.js';
 import { findProjectIdByDomain, getProject, setMember } from '../src/projects/store.js';
 
@@ -116,7 +117,7 @@ async function main() {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   main().catch((err) => {
-    console.error(`admin: ${err instanceof Error ? err.message : err}`);
+    logError(`admin: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(err instanceof UsageError ? 2 : 1);
   });
 }
