@@ -300,7 +300,7 @@ describe('OAuth code flow with PKCE', () => {
     // The attacker's token posted from the victim's browser (login CSRF), and a cookieless post.
     expect((await signIn(attacker.fields, victim.cookie)).status).toBe(403);
     expect((await signIn(victim.fields, undefined)).status).toBe(403);
-    // Each refusal spent the token: the rightful browser needs a fresh form, which then works.
+    // The rightful browser keeps its cookie (none is set again) and its fresh form signs in.
     const again = await fetch(`${server.url}/oauth/authorize?${params}`, { headers: { Cookie: victim.cookie } });
     expect(again.headers.getSetCookie().some((c) => c.startsWith('sl_login='))).toBe(false);
     const ok = await signIn(hiddenInputs(await again.text()), victim.cookie);
