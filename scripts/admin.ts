@@ -9,6 +9,8 @@ import { connectRespRedis } from '../src/adapters/redis-resp.js';
 import { parseConfig } from '../src/config.js';
 import { createAccount, createApiKey, createSession, EmailTakenError, findAccountByEmail, revokeApiKey } from '../src/auth/store.js';
 import { normalizeDomain } from '../src/projects/domain.js';
+import { logError } from '../src/log.js';
+import { acceptInvitations } from '../src/projects/invitations.js';
 import { findProjectIdByDomain, getProject, setMember } from '../src/projects/store.js';
 
 class UsageError extends Error {}
@@ -53,6 +55,8 @@ export async function runAdmin(redis: Redis, argv: string[], now = Date.now()): 
       if (values.password !== undefined && values.password.length < 8) throw new UsageError('--password must be at least 8 characters');
       try {
         const a = await createAccount(redis, { email: values.email!, password: values.password, name: values.name }, now);
+        // Members added by this email before the account existed join their projects now.
+        await acceptInvitations(redis, a, now);
         return { id: a.id, email: a.email };
       } catch (err) {
         if (err instanceof EmailTakenError) throw new UsageError(err.message);
@@ -113,7 +117,7 @@ async function main() {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   main().catch((err) => {
-    console.error(`admin: ${err instanceof Error ? err.message : err}`);
+    logError(`admin: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(err instanceof UsageError ? 2 : 1);
   });
 }

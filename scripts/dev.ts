@@ -12,6 +12,7 @@ import { connectNodeClickHouse } from '../src/adapters/clickhouse.js';
 import { migrate } from '../src/adapters/migrate.js';
 import { parseConfig } from '../src/config.js';
 import { ensureLocalRedis } from '../src/entry/local-redis.js';
+import { logError, logInfo } from '../src/log.js';
 import { startClickHouseBridge } from './bridges/clickhouse-http.js';
 import { startUpstashBridge } from './bridges/upstash-rest.js';
 
@@ -23,7 +24,7 @@ async function main() {
   const token = randomBytes(16).toString('hex');
   const ch = await startClickHouseBridge({ clickhouse });
   const upstash = await startUpstashBridge({ redisUrl: config.REDIS_URL, token });
-  console.log(`[sightline] bridges: ClickHouse HTTP ${ch.url}, Upstash REST ${upstash.url} (Redis ${config.REDIS_URL})`);
+  logInfo(`[sightline] bridges: ClickHouse HTTP ${ch.url}, Upstash REST ${upstash.url} (Redis ${config.REDIS_URL})`);
 
   const vars = { CLICKHOUSE_URL: ch.url, UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: token };
   const child = spawn(
@@ -71,6 +72,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(`[sightline] dev failed: ${err instanceof Error ? err.message : err}`);
+  logError(`[sightline] dev failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

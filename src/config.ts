@@ -100,6 +100,18 @@ export class ConfigError extends Error {
 }
 
 /**
+ * The message of a refused variable: it names the variable and never repeats the value (a URL or
+ * token may be a secret, and this text is logged). Our messages name the variable; a message that
+ * does not, or that quotes the value (valibot's defaults do), becomes "<NAME> is invalid".
+ */
+function safeMessage(issue: v.BaseIssue<unknown>): string {
+  const key = String(issue.path?.[0]?.key ?? 'a variable');
+  const value = typeof issue.input === 'string' ? issue.input.trim() : '';
+  const ours = issue.message.startsWith(key) && (value.length < 3 || !issue.message.includes(value));
+  return ours ? issue.message : `${key} is invalid`;
+}
+
+/**
  * Parses the environment once at start. A bad value throws a ConfigError whose message names
  * the variable, so the entry point can stop with it.
  */
@@ -117,8 +129,5 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     }
     return cfg;
   }
-  const issue = result.issues[0];
-  const key = issue.path?.[0]?.key as string | undefined;
-  const message = issue.message.includes(key ?? '\u0000') ? issue.message : `${key}: ${issue.message}`;
-  throw new ConfigError(`Invalid configuration: ${message}`);
+  throw new ConfigError(`Invalid configuration: ${safeMessage(result.issues[0])}`);
 }

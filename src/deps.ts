@@ -24,6 +24,11 @@ export interface Deps {
   webhookResolver?: import('./net/host-resolver.js').HostResolver;
   /** Optional: sends webhooks to the checked address (Node). Without it the global fetch is used. */
   webhookFetch?: import('./jobs/webhook.js').Fetch;
+  /**
+   * PBKDF2 iterations of new password hashes (src/auth/password.ts: 600,000 when unset). Not an
+   * environment variable: only the test harness lowers it, so suites that create many accounts stay fast.
+   */
+  passwordIterations?: number;
 }
 
 /** A flat store of export files by name. */

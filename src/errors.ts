@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { logError } from './log.js';
 
 /** The one error type of the API: a status, a message for `{ error }`, optional headers. */
 export class ApiError extends Error {
@@ -86,8 +87,8 @@ export function errorPayload(err: unknown): ErrorPayload {
     return { status: err.status, headers: {}, body: { error: err.message || 'Bad request' } };
   }
   if (isStoreUnavailable(err)) return { status: 503, headers: { 'Retry-After': '5' }, body: { error: Messages.unavailable } };
-  if (isStoreReplyError(err)) console.error(`[sightline] Redis refused a command: ${storeReplyText(err)}`);
-  else console.error('[sightline] unhandled error', err);
+  if (isStoreReplyError(err)) logError(`[sightline] Redis refused a command: ${storeReplyText(err)}`);
+  else logError('[sightline] unhandled error', err);
   return { status: 500, headers: {}, body: { error: 'Internal server error' } };
 }
 

@@ -7,13 +7,13 @@ import { validate } from '../http/validate.js';
 import { authenticate, bearerToken } from '../auth/middleware.js';
 import { byClientIp, rateLimit } from '../ratelimit.js';
 import { hashPassword, verifyPassword } from '../auth/password.js';
+import { signIn } from '../auth/sign-in.js';
 import {
   createApiKey,
   createSession,
   deleteAccountIdentity,
   deleteOtherSessions,
   deleteSession,
-  findAccountByEmail,
   getAccount,
   IdentityKeys,
   listApiKeys,
@@ -52,11 +52,10 @@ export function authRoutes() {
     validate('json', LoginBody),
     async (c) => {
       const { email, password } = c.req.valid('json');
-      const { redis, clock } = c.get('services').deps;
-      const account = await findAccountByEmail(redis, email);
-      const ok = account?.passwordHash ? await verifyPassword(password, account.passwordHash) : false;
-      if (!account || !ok) throw new ApiError(401, 'Invalid email or password');
-      return c.json(await createSession(redis, account.id, clock.now()));
+      const deps = c.get('services').deps;
+      const account = await signIn(deps, email, password);
+      if (!account) throw new ApiError(401, 'Invalid email or password');
+      return c.json(await createSession(deps.redis, account.id, deps.clock.now()));
     },
   );
   app.post(
@@ -125,7 +124,7 @@ export function accountRoutes() {
       }
       const next = { ...account };
       if (body.name !== undefined) next.name = body.name;
-      if (body.password !== undefined) next.passwordHash = await hashPassword(body.password);
+      if (body.password !== undefined) next.passwordHash = await hashPassword(body.password, c.get('services').deps.passwordIterations);
       if (body.email !== undefined && normalizeEmail(body.email) !== account.email) {
         const email = normalizeEmail(body.email);
         const claimed = await redis.set(IdentityKeys.accountByEmail(email), account.id, { nx: true });

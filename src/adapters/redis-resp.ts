@@ -2,6 +2,7 @@ import { createClient, ErrorReply, MultiErrorReply } from 'redis';
 import { Redis } from '@upstash/redis';
 import type { Requester, UpstashRequest, UpstashResponse } from '@upstash/redis';
 import { StoreUnavailableError } from '../errors.js';
+import { redactSecrets } from '../log.js';
 
 type Command = (string | number | boolean | null)[];
 
@@ -14,6 +15,31 @@ export interface RespRedisOptions {
   url: string;
   /** A command that has not answered by then fails as unavailable. */
   commandTimeoutMs?: number;
+  /** Connecting (TCP, AUTH, SELECT) fails after this long instead of retrying forever (5 s). */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * The client retries a failed handshake (a wrong password, a server that accepts TCP and never
+ * answers) forever, so a start would hang silently: give up after `timeoutMs` with the last error.
+ */
+async function connectOrGiveUp(client: { connect(): Promise<unknown>; destroy(): void; readonly isOpen: boolean }, timeoutMs: number, lastError: () => Error | undefined): Promise<void> {
+  const connecting = client.connect();
+  connecting.catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      connecting,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(lastError()?.message ?? `no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } catch (err) {
+    if (client.isOpen) client.destroy();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const toArgs = (cmd: Command) => cmd.map((a) => (typeof a === 'string' ? a : String(a)));
@@ -45,9 +71,11 @@ export async function connectRespRedis(opts: RespRedisOptions): Promise<RespRedi
     },
   });
   // Connection errors are reported through the commands that fail; keep the process alive.
-  client.on('error', () => {});
-  await client.connect().catch((err: Error) => {
-    throw new StoreUnavailableError(`Redis at ${opts.url} is not reachable: ${err.message}`);
+  let lastError: Error | undefined;
+  client.on('error', (err: Error) => (lastError = err));
+  await connectOrGiveUp(client, opts.connectTimeoutMs ?? 5000, () => lastError).catch((err: Error) => {
+    // The URL may carry a password: only its redacted form reaches a message.
+    throw new StoreUnavailableError(`Redis at ${redactSecrets(opts.url)} is not reachable: ${redactSecrets(err.message)}`);
   });
 
   const guarded = async (send: () => Promise<unknown>): Promise<unknown> => {

@@ -67,13 +67,14 @@ export async function createAccount(
   redis: Redis,
   input: { email: string; password?: string; name?: string },
   now: number,
+  opts: { passwordIterations?: number } = {},
 ): Promise<Account> {
   const email = normalizeEmail(input.email);
   const account: Account = {
     id: newId('account'),
     email,
     name: input.name ?? '',
-    passwordHash: input.password ? await hashPassword(input.password) : null,
+    passwordHash: input.password ? await hashPassword(input.password, opts.passwordIterations) : null,
     createdAt: new Date(now).toISOString(),
   };
   const claimed = await redis.set(IdentityKeys.accountByEmail(email), account.id, { nx: true });

@@ -7,14 +7,11 @@ import { validate } from '../http/validate.js';
 import { byClientIp, rateLimit } from '../ratelimit.js';
 import type { ReportDefinition } from '../reports/definition.js';
 import { reports } from '../reports/registry.js';
-import { respond } from '../reports/respond.js';
 import { loadPublicProject } from './public-project.js';
+import { SHARED_VIEWS, type SharedReport } from './share-views.js';
 
-/**
- * Reports a public stats page shows: aggregates only. Per-visitor detail (visitors, profiles)
- * and funnels (their definitions are not public) stay behind sign-in.
- */
-export const SHARED_REPORTS = ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'devices', 'browsers', 'os', 'events', 'goals', 'bots', 'performance'] as const;
+/** Reports a public stats page shows (src/dashboard/share-views.ts has what of each). */
+export const SHARED_REPORTS = Object.keys(SHARED_VIEWS) as SharedReport[];
 
 /** What the share page needs to draw itself: the project's public face. */
 export const SharedProject = v.object({
@@ -25,14 +22,15 @@ export const SharedProject = v.object({
   icon: v.nullable(v.string()),
 });
 
-function mountReport(app: Hono<AppEnv>, def: ReportDefinition) {
+function mountReport(app: Hono<AppEnv>, def: ReportDefinition, publicView: v.GenericSchema | null) {
+  const response = publicView ?? def.response;
   app.get(
     def.path,
     describeRoute({
       tags: ['Public stats'],
       summary: `Public: ${def.summary}`,
-      description: `The ${def.name} report of a project with public stats enabled; no credential. 404 when the project does not exist or its public stats are off.`,
-      responses: { 200: json(def.summary, def.response), ...errorsFor(400, 404, 429) },
+      description: `The ${def.name} report of a project with public stats enabled, as its public page shows it; no credential. 404 when the project does not exist or its public stats are off.`,
+      responses: { 200: json(def.summary, response), ...errorsFor(400, 404, 429) },
     }),
     validate('query', def.query),
     async (c: Context<AppEnv>) => {
@@ -40,7 +38,8 @@ function mountReport(app: Hono<AppEnv>, def: ReportDefinition) {
       const query = c.req.valid('query' as never) as object;
       // Read-only and aggregate: the viewer gets a member's view of the shared reports.
       const result = await def.run({ deps: c.get('services').deps, project, role: 'member' }, query);
-      return respond(c, def, result);
+      // JSON only (the page reads no CSV), cut down to the public view's fields where it has one.
+      return c.json((publicView ? v.parse(publicView, result) : result) as object);
     },
   );
 }
@@ -65,7 +64,7 @@ export function shareApiRoutes() {
     },
   );
   for (const def of reports) {
-    if ((SHARED_REPORTS as readonly string[]).includes(def.name)) mountReport(app, def);
+    if (def.name in SHARED_VIEWS) mountReport(app, def, SHARED_VIEWS[def.name as SharedReport]);
   }
   return app;
 }

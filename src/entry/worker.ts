@@ -11,6 +11,7 @@ import type { Deps } from '../deps.js';
 import { consumeEvents, keepDeadLetters, queueSink, type EventsMessage } from '../ingest/queue-sink.js';
 import { dropDeletedProjects } from '../ingest/queue-live-projects.js';
 import { runScheduledJobs } from '../jobs/scheduled.js';
+import { logError } from '../log.js';
 
 /** Bindings and secrets of the Worker (names from wrangler.toml; secrets set with wrangler). */
 export interface WorkerEnv extends Omit<Env, 'EVENTS_QUEUE'> {
@@ -87,7 +88,9 @@ export default {
     try {
       app = isolateFor(env).app;
     } catch (err) {
-      return Response.json({ error: `Service misconfigured: ${(err as Error).message}` }, { status: 500 });
+      // The operator reads the cause in the Worker's logs; the client learns nothing of the configuration.
+      logError('[sightline] service misconfigured', err);
+      return Response.json({ error: 'Service misconfigured' }, { status: 500 });
     }
     return app.fetch(request, env, ctx as never);
   },

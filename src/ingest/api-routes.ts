@@ -12,6 +12,7 @@ import { readLimited } from './body.js';
 import { HitsBody, firstIssue } from './event-schema.js';
 import { recordHits } from './hits.js';
 import { importNdjson } from './import.js';
+import { logError } from '../log.js';
 
 /**
  * Hits bodies hold at most 1000 entries, typically 300–600 bytes each (path, user agent, IP, time):
@@ -109,7 +110,7 @@ export function ingestApiRoutes() {
         return c.json(await importNdjson(clickhouse, body, { project, batchId, parsers: importParsers }));
       } catch (err) {
         if (err instanceof ApiError) throw err;
-        console.error('[sightline] import failed', err);
+        logError('[sightline] import failed', err);
         throw unavailable();
       }
     },

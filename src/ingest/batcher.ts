@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { insertLines, RowBuffer, TABLE_COLUMNS, type IngestTable } from './insert.js';
 import type { BatchJournal } from './journal.js';
 import type { EventSink } from './sink.js';
+import { logError } from '../log.js';
 
 /** `write` refused because the buffer is at its bound (ClickHouse has been down too long). */
 export class BufferFullError extends Error {
@@ -147,7 +148,7 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
   const maxBatchBytes = opts.maxBatchBytes ?? 32 * 1024 * 1024;
   const baseDelay = opts.retryDelayMs ?? 200;
   const maxDelay = opts.maxRetryDelayMs ?? 5000;
-  const log = opts.log ?? ((line: string) => console.error(line));
+  const log = opts.log ?? ((line: string) => logError(line));
 
   const journal = opts.journal;
   const queueOf = (table: IngestTable) =>

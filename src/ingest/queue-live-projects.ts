@@ -1,6 +1,7 @@
 import type { Redis } from '@upstash/redis';
 import { ProjectKeys } from '../projects/store.js';
 import type { EventsMessage } from './queue-sink.js';
+import { logError, logInfo } from '../log.js';
 
 type Message = MessageBatch<EventsMessage>['messages'][number];
 
@@ -32,7 +33,7 @@ export async function dropDeletedProjects(batch: MessageBatch<EventsMessage>, re
     const found = await pipe.exec<number[]>();
     live = new Set(ids.filter((_, i) => Number(found[i]) > 0));
   } catch (err) {
-    console.error(`[sightline] queue: could not check projects, inserting unfiltered: ${(err as Error).message}`);
+    logError(`[sightline] queue: could not check projects, inserting unfiltered: ${(err as Error).message}`);
     return batch;
   }
   if (live.size === ids.length) return batch;
@@ -45,7 +46,7 @@ export async function dropDeletedProjects(batch: MessageBatch<EventsMessage>, re
     else if (rows.length === 0) m.ack();
     else messages.push(withRows(m, rows));
   }
-  console.log(`[sightline] queue: dropped ${dropped} row(s) of deleted projects`);
+  logInfo(`[sightline] queue: dropped ${dropped} row(s) of deleted projects`);
   return {
     queue: batch.queue,
     messages,

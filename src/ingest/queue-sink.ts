@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import type { EventSink } from './sink.js';
 import { validRowText } from './valid-text.js';
+import { logError } from '../log.js';
 
 /** One queue message: rows for one table. Kept well under the 128 KB message limit. */
 export interface EventsMessage {
@@ -80,7 +81,7 @@ export async function consumeEvents(batch: MessageBatch<EventsMessage>, clickhou
       for (const m of messages) m.ack();
     } catch (err) {
       const single = messages.length > 1 && rejectedByServer(err);
-      console.error(`[sightline] queue insert into ${table} failed (attempt ${messages[0].attempts}):`, (err as Error).message);
+      logError(`[sightline] queue insert into ${table} failed (attempt ${messages[0].attempts})`, err);
       for (const m of messages) {
         try {
           if (!single) throw err;

@@ -9,6 +9,7 @@ import { createUaParser } from './enrich/user-agent.js';
 import { createVisitorHasher } from './enrich/visitor.js';
 import type { GeoLookup } from './geo.js';
 import { IngestThrottle } from './throttle.js';
+import { logError } from '../log.js';
 
 /** Redis set of IPs whose events a project ignores (the owner's office, monitoring). */
 export const excludedIpsKey = ProjectKeys.excludedIps;
@@ -101,7 +102,7 @@ export class IngestState {
       this.installSeen.add(projectId);
     } catch (err) {
       // The event itself is recorded; the next one tries again.
-      console.error(`[sightline] could not record installationSeenAt for ${projectId}: ${(err as Error).message}`);
+      logError(`[sightline] could not record installationSeenAt for ${projectId}`, err);
     }
   }
 }

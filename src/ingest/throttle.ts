@@ -1,6 +1,7 @@
 import type { Redis } from '@upstash/redis';
 import { isStoreReplyError, storeReplyText } from '../errors.js';
 import { SESSION_LUA, type SessionCall } from './enrich/session.js';
+import { logError } from '../log.js';
 
 export interface ThrottleLimits {
   /** Events a project may send per second (all its visitors together). */
@@ -210,7 +211,7 @@ export class IngestThrottle {
           if (!isStoreReplyError(err)) return 'down' as const;
           if (this.now() - this.lastRefusalLog >= 10_000) {
             this.lastRefusalLog = this.now();
-            console.error(`[sightline] ingest throttle: Redis refused the script: ${storeReplyText(err)}`);
+            logError(`[sightline] ingest throttle: Redis refused the script: ${storeReplyText(err)}`);
           }
           return 'refused' as const;
         },

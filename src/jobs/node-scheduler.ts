@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { runScheduledJobs } from './scheduled.js';
+import { logError } from '../log.js';
 
 /**
  * The Node counterpart of the Workers cron trigger: runs the periodic jobs every `intervalMs`
@@ -12,9 +13,9 @@ export function startScheduler(deps: Deps, opts: { intervalMs?: number } = {}): 
     if (running) return;
     running = runScheduledJobs(deps, deps.clock.now())
       .then((summary) => {
-        for (const e of summary.errors) console.error(`[sightline] scheduled job: ${e}`);
+        for (const e of summary.errors) logError(`[sightline] scheduled job: ${e}`);
       })
-      .catch((err) => console.error(`[sightline] scheduled jobs failed: ${(err as Error).message}`))
+      .catch((err) => logError('[sightline] scheduled jobs failed', err))
       .finally(() => {
         running = null;
       });

@@ -4,6 +4,7 @@ import { nextSlot, scheduledFileName, scheduleStore, slotLockKey, slotStart, sto
 import { getProject, type Project } from '../projects/store.js';
 import { deliverWebhook, type Fetch } from './webhook.js';
 import { webhookPolicy } from './webhook-target.js';
+import { logError } from '../log.js';
 
 /** Schedules handled per tick; the rest wait for the next tick (cron runs are time-boxed). */
 const MAX_PER_TICK = 50;
@@ -54,7 +55,7 @@ async function runOne(deps: Deps, project: Project, schedule: ExportSchedule, sl
       { policy: webhookPolicy(deps), fetch: fetchImpl ?? deps.webhookFetch },
     );
     await scheduleStore.recordWebhook(deps.redis, project.id, run.webhook);
-    if ('error' in run.webhook) console.error(`[sightline] webhook of ${project.domain}'s export not delivered: ${run.webhook.error}`);
+    if ('error' in run.webhook) logError(`[sightline] webhook of ${project.domain}'s export not delivered: ${run.webhook.error}`);
   }
   return run;
 }

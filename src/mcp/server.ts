@@ -3,6 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@model
 import type { AuthContext } from '../auth/context.js';
 import { runTool, type AppFetch } from './dispatch.js';
 import type { ToolSpec } from './tools.js';
+import { logError } from '../log.js';
 
 export const SERVER_INFO = { name: 'sightline', title: 'Sightline analytics', version: '1.0.0' };
 
@@ -38,7 +39,7 @@ export function buildServer(tools: readonly ToolSpec[], auth: AuthContext, fetch
     try {
       return await runTool(fetchApp, auth, tool, request.params.arguments ?? {}, origin);
     } catch (err) {
-      console.error('[sightline] mcp tool failed', tool.name, err);
+      logError(`[sightline] mcp tool ${tool.name} failed`, err);
       return { isError: true, content: [{ type: 'text', text: 'Internal error while running the tool' }] };
     }
   });

@@ -3,9 +3,9 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { describeRoute, validator as openapiValidator } from 'hono-openapi';
 import * as v from 'valibot';
 import type { AppEnv } from '../deps.js';
-import { verifyPassword } from '../auth/password.js';
+import { signIn } from '../auth/sign-in.js';
 import { byClientIp } from '../ratelimit.js';
-import { createSession, findAccountByEmail, findSession, getAccount, type Account } from '../auth/store.js';
+import { createSession, findSession, getAccount, type Account } from '../auth/store.js';
 import { parseToken, sha256Hex } from '../auth/tokens.js';
 import { mcpResource, publicBase } from './base-url.js';
 import { consentPage, errorPage, loginPage } from './consent-page.js';
@@ -13,10 +13,10 @@ import { isS256Challenge } from './pkce.js';
 import { AuthorizeForm, AuthorizeParams, parseScope, type AuthorizeParamsT } from './schemas.js';
 import { consumeCsrf, createCode, createCsrf, getClient, type OAuthClient } from './store.js';
 import { SESSION_TTL_SECONDS } from '../auth/store.js';
+import { loginBinding } from './login-cookie.js';
 
 /** The browser session of the consent flow: an HttpOnly cookie holding a session token. */
 const SESSION_COOKIE = 'sl_session';
-const LOGIN_BINDING = 'login';
 
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' as const } } } });
 
@@ -81,7 +81,9 @@ async function showConsent(c: Context<AppEnv>, p: AuthorizeParamsT, checked: Ext
 }
 
 async function showLogin(c: Context<AppEnv>, p: AuthorizeParamsT, client: OAuthClient, error?: string, status: 401 | 429 = 401) {
-  const csrf = await createCsrf(c.get('services').deps.redis, LOGIN_BINDING);
+  // The form's token only works from this browser (src/oauth/login-cookie.ts).
+  const binding = (await loginBinding(c, true))!;
+  const csrf = await createCsrf(c.get('services').deps.redis, binding);
   return pageResponse(c, loginPage(p, csrf, client.clientName, error), error ? status : 200);
 }
 
@@ -138,13 +140,13 @@ export function authorizeRoutes() {
       const expired = () => pageResponse(c, errorPage('This form has expired; start the connection again from your app.'), 403);
 
       if (form.action === 'login') {
-        if (!(await consumeCsrf(redis, form.csrf, LOGIN_BINDING))) return expired();
+        const binding = await loginBinding(c, false);
+        if (!binding || !(await consumeCsrf(redis, form.csrf, binding))) return expired();
         // The same per-address limit as POST /api/auth/login: passwords are not guessed here either.
         const allowed = await c.get('services').limiters.get('auth').limit(byClientIp(c));
         if (!allowed.success) return showLogin(c, p, checked.client, 'Too many sign-in attempts. Wait a minute and try again.', 429);
-        const account = form.email ? await findAccountByEmail(redis, form.email) : null;
-        const ok = account?.passwordHash && form.password ? await verifyPassword(form.password, account.passwordHash) : false;
-        if (!account || !ok) return showLogin(c, p, checked.client, 'Invalid email or password');
+        const account = await signIn(c.get('services').deps, form.email ?? '', form.password ?? '');
+        if (!account) return showLogin(c, p, checked.client, 'Invalid email or password');
         const { token } = await createSession(redis, account.id, clock.now());
         setCookie(c, SESSION_COOKIE, token, {
           httpOnly: true,

@@ -20,6 +20,10 @@ export const ProjectKeys = {
   project: (id: string) => `project:${id}`,
   domain: (domain: string) => `domain:${domain}`,
   members: (id: string) => `project:${id}:members`,
+  /** Members added by an email that has no account yet (src/projects/invitations.ts). */
+  invites: (id: string) => `project:${id}:invites`,
+  /** The projects that invited an email (src/projects/invitations.ts); not per project. */
+  invitesOfEmail: (email: string) => `invite:${email}`,
   installationSeen: (id: string) => `project:${id}:installed`,
   goals: (id: string) => `project:${id}:goals`,
   funnels: (id: string) => `project:${id}:funnels`,
@@ -32,6 +36,7 @@ export const ProjectKeys = {
 const PER_PROJECT_KEYS = [
   ProjectKeys.project,
   ProjectKeys.members,
+  ProjectKeys.invites,
   ProjectKeys.installationSeen,
   ProjectKeys.goals,
   ProjectKeys.funnels,
@@ -162,8 +167,10 @@ export async function markInstallationSeen(redis: Redis, projectId: string, at: 
 /** Removes every Redis record of the project. Analytics rows are removed by the caller. */
 export async function deleteProjectRecords(redis: Redis, project: Project): Promise<void> {
   const members = Object.keys(await listMembers(redis, project.id));
+  const invited = Object.keys((await redis.hgetall<Record<string, string>>(ProjectKeys.invites(project.id))) ?? {});
   const tx = redis.multi();
   for (const accountId of new Set([...members, project.ownerId])) tx.zrem(ProjectKeys.accountProjects(accountId), project.id);
+  for (const email of invited) tx.srem(ProjectKeys.invitesOfEmail(email), project.id);
   tx.del(...PER_PROJECT_KEYS.map((k) => k(project.id)));
   tx.eval(
     "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",

@@ -18,6 +18,9 @@ import { createAccount, createApiKey, createSession } from '../../src/auth/store
 /** Redis database the tests use, so a developer's local data (db 0) is never touched. */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 
+/** PBKDF2 iterations of test accounts' passwords (production: DEFAULT_PASSWORD_ITERATIONS). */
+export const TEST_PASSWORD_ITERATIONS = 1_000;
+
 /** The embedded engine allows one data directory per process: every test file shares this one. */
 const DATA_DIR = join(tmpdir(), `sightline-test-${process.pid}`);
 let shared: Promise<NodeRuntime> | null = null;
@@ -67,7 +70,9 @@ export async function createHarness(
     extraClosers.push(own.close);
     redis = own.redis;
   }
-  const deps: Deps = { ...base.deps, config, redis, clock: opts.clock ?? base.deps.clock };
+  // Password hashes at the production count (600,000) cost ~0.3 s each on a busy host; test accounts
+  // use fewer. test/integration/password-hygiene.test.ts checks the default and the upgrade.
+  const deps: Deps = { ...base.deps, config, redis, clock: opts.clock ?? base.deps.clock, passwordIterations: TEST_PASSWORD_ITERATIONS };
   if (opts.sink) deps.sink = opts.sink(deps);
   const services = createServices(deps);
   const app = createApp(deps, services);
@@ -92,7 +97,7 @@ export async function createHarness(
       const now = deps.clock.now();
       const email = `${unique(label)}@test.example`;
       const password = 'correct horse battery';
-      const account = await createAccount(deps.redis, { email, password }, now);
+      const account = await createAccount(deps.redis, { email, password }, now, { passwordIterations: deps.passwordIterations });
       const write = await createApiKey(deps.redis, { accountId: account.id, scope: 'write', name: 'w' }, now);
       const read = await createApiKey(deps.redis, { accountId: account.id, scope: 'read', name: 'r' }, now);
       const session = await createSession(deps.redis, account.id, now);

@@ -59,9 +59,10 @@ describe('sign-in and client registration are limited per client address', () =>
       const page = await h.app.request(`/oauth/authorize?${params}`, { headers: { 'X-Forwarded-For': ip } });
       expect(page.status).toBe(200);
       const fields = { ...hiddenInputs(await page.text()), email: user.email, password };
+      const cookie = page.headers.getSetCookie()[0]!.split(';')[0]!;
       return h.app.request('/oauth/authorize', {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': ip },
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': ip, Cookie: cookie },
         body: new URLSearchParams(fields).toString(),
       });
     };

@@ -32,7 +32,7 @@ beforeAll(async () => {
   site = (await created.json()).id;
   for (const [user, role] of [[admin, 'admin'], [member, 'member']] as const) {
     const res = await h.call('POST', `/api/v1/projects/${domain}/members`, { token: owner.writeKey, body: { email: user.email, role } });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(202);
   }
 });
 afterAll(closeHarness);

@@ -24,6 +24,12 @@ const form = (fields: Record<string, string>) => ({
   redirect: 'manual' as const,
 });
 
+/** The `name=value` of a response's cookie called `name` (prefix match), for the next request. */
+const cookieFrom = (res: Response, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(';')[0] ?? '';
+
+/** A form POST carrying this browser's cookies. */
+const formWithCookie = (fields: Record<string, string>, cookie: string) => ({ ...form(fields), headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie } });
+
 /** Hidden inputs of a server-rendered form. */
 function hiddenInputs(html: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -63,7 +69,9 @@ async function authorize(clientId: string, verifier: string, opts: { scope?: str
   expect(loginPage.status).toBe(200);
   const loginHtml = await loginPage.text();
   expect(loginHtml).toContain('name="password"');
-  const login = await fetch(`${server.url}/oauth/authorize`, form({ ...hiddenInputs(loginHtml), email: (opts.user ?? alice).email, password: (opts.user ?? alice).password }));
+  const loginCookie = cookieFrom(loginPage, 'sl_login');
+  expect(loginCookie).toMatch(/^sl_login=[\w-]{43}$/);
+  const login = await fetch(`${server.url}/oauth/authorize`, formWithCookie({ ...hiddenInputs(loginHtml), email: (opts.user ?? alice).email, password: (opts.user ?? alice).password }, loginCookie));
   expect(login.status).toBe(200);
   const cookie = login.headers.get('set-cookie')!;
   expect(cookie).toMatch(/sl_session=sls_/);
@@ -263,12 +271,52 @@ describe('OAuth code flow with PKCE', () => {
   it('refuses a forged consent form (CSRF) and a wrong password', async () => {
     const clientId = await register();
     const params = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: await s256Challenge(verifierOf()), code_challenge_method: 'S256', resource: `${server.url}/mcp` });
-    const page = await (await fetch(`${server.url}/oauth/authorize?${params}`)).text();
-    const badLogin = await fetch(`${server.url}/oauth/authorize`, form({ ...hiddenInputs(page), email: alice.email, password: 'wrong' }));
+    const pageRes = await fetch(`${server.url}/oauth/authorize?${params}`);
+    const page = await pageRes.text();
+    const badLogin = await fetch(`${server.url}/oauth/authorize`, formWithCookie({ ...hiddenInputs(page), email: alice.email, password: 'wrong' }, cookieFrom(pageRes, 'sl_login')));
     expect(badLogin.status).toBe(401);
     expect(await badLogin.text()).toContain('Invalid email or password');
     const forged = await fetch(`${server.url}/oauth/authorize`, form({ ...Object.fromEntries(params), action: 'approve', csrf: 'csrf_forged' }));
     expect(forged.status).toBe(403);
+  });
+
+  it('binds the sign-in form to the browser: a token used with another browser\'s cookie, or none, is refused', async () => {
+    const clientId = await register();
+    const params = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: await s256Challenge(verifierOf()), code_challenge_method: 'S256', resource: `${server.url}/mcp` });
+    const open = async () => {
+      const res = await fetch(`${server.url}/oauth/authorize?${params}`);
+      const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('sl_login='))!;
+      return { fields: hiddenInputs(await res.text()), cookie: setCookie.split(';')[0], setCookie };
+    };
+    const victim = await open();
+    const attacker = await open();
+    expect(victim.cookie).not.toBe(attacker.cookie);
+    expect(victim.setCookie).toMatch(/HttpOnly/i);
+    expect(victim.setCookie).toMatch(/SameSite=Strict/i);
+    expect(victim.setCookie).toMatch(/Path=\//);
+    const signIn = (fields: Record<string, string>, cookie?: string) =>
+      fetch(`${server.url}/oauth/authorize`, cookie ? formWithCookie({ ...fields, email: alice.email, password: alice.password }, cookie) : form({ ...fields, email: alice.email, password: alice.password }));
+
+    // The attacker's token posted from the victim's browser (login CSRF), and a cookieless post.
+    expect((await signIn(attacker.fields, victim.cookie)).status).toBe(403);
+    expect((await signIn(victim.fields, undefined)).status).toBe(403);
+    // The rightful browser keeps its cookie (none is set again) and its fresh form signs in.
+    const again = await fetch(`${server.url}/oauth/authorize?${params}`, { headers: { Cookie: victim.cookie } });
+    expect(again.headers.getSetCookie().some((c) => c.startsWith('sl_login='))).toBe(false);
+    const ok = await signIn(hiddenInputs(await again.text()), victim.cookie);
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('Approve');
+  });
+
+  it('uses a __Host- cookie with Secure when served over https', async () => {
+    const reg = await other.app.request('https://other.example/oauth/register', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+    const clientId = (await reg.json()).client_id as string;
+    const params = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: await s256Challenge(verifierOf()), code_challenge_method: 'S256', resource: 'https://other.example/mcp' });
+    const page = await other.app.request(`https://other.example/oauth/authorize?${params}`);
+    const setCookie = page.headers.getSetCookie().find((c) => c.startsWith('__Host-sl_login='))!;
+    expect(setCookie).toMatch(/; Secure/);
+    expect(setCookie).toMatch(/Path=\//);
+    expect(setCookie).not.toMatch(/Domain=/i);
   });
 
   it('refuses a token minted for another resource (audience) and an expired token', async () => {
@@ -336,9 +384,10 @@ describe('account deletion', () => {
 async function mintCodeDirect(clientId: string, verifier: string, resource: string): Promise<{ code: string }> {
   const base = 'https://other.example';
   const params = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: await s256Challenge(verifier), code_challenge_method: 'S256', resource });
-  const page = await (await other.app.request(`${base}/oauth/authorize?${params}`)).text();
-  const login = await other.app.request(`${base}/oauth/authorize`, form({ ...hiddenInputs(page), email: alice.email, password: alice.password }));
-  const cookie = login.headers.get('set-cookie')!.split(';')[0];
+  const pageRes = await other.app.request(`${base}/oauth/authorize?${params}`);
+  const page = await pageRes.text();
+  const login = await other.app.request(`${base}/oauth/authorize`, formWithCookie({ ...hiddenInputs(page), email: alice.email, password: alice.password }, cookieFrom(pageRes, '__Host-sl_login')));
+  const cookie = cookieFrom(login, 'sl_session');
   const consent = await login.text();
   const approve = await other.app.request(`${base}/oauth/authorize`, { ...form({ ...hiddenInputs(consent), action: 'approve' }), headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie } });
   return { code: new URL(approve.headers.get('location')!).searchParams.get('code')! };

@@ -6,6 +6,7 @@ import { fixedClock } from '../../src/adapters/clock.js';
 import { createApiKey } from '../../src/auth/store.js';
 import { s256Challenge } from '../../src/oauth/pkce.js';
 import { createCode, createCsrf, registerClient } from '../../src/oauth/store.js';
+import { loginCsrfBinding } from '../../src/oauth/login-cookie.js';
 import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 import { insertEvents, makeEvent } from '../helpers/events-gen.js';
 import { newProject } from '../helpers/report-fixtures.js';
@@ -157,8 +158,9 @@ function successCalls(): Record<string, () => Promise<Call>> {
     'GET /oauth/authorize': async () => ({ method: 'GET', path: `/oauth/authorize?${new URLSearchParams(await oauthParams((await client()).clientId, verifier))}`, headers: {} }),
     'POST /oauth/authorize': async () => {
       const params = await oauthParams((await client()).clientId, verifier);
-      const csrf = await createCsrf(h.deps.redis, 'login');
-      return { method: 'POST', path: '/oauth/authorize', headers: FORM, body: formBody({ ...params, action: 'login', csrf, email: alice.email, password: alice.password }) };
+      const browser = 'b'.repeat(43);
+      const csrf = await createCsrf(h.deps.redis, await loginCsrfBinding(browser));
+      return { method: 'POST', path: '/oauth/authorize', headers: { ...FORM, Cookie: `sl_login=${browser}` }, body: formBody({ ...params, action: 'login', csrf, email: alice.email, password: alice.password }) };
     },
     'POST /mcp': async () => ({
       method: 'POST', path: '/mcp', headers: bearer(alice.writeKey, { ...JSON_TYPE, Accept: 'application/json, text/event-stream' }),
