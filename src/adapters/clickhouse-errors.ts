@@ -103,6 +103,20 @@ export function classifyInsertError(err: unknown): InsertErrorKind {
   return 'unknown';
 }
 
+/**
+ * The row (1-based, within the insert's body) a data error names: the engines say `(at row N)`
+ * for rows they cannot parse, the first such row of the body even when parsing in parallel
+ * (checked on both clients in test/integration/insert-errors.test.ts). Undefined when the error
+ * names none (e.g. a failure inside a materialized view).
+ */
+export function refusedRowOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { failedAtRow?: unknown; message?: unknown };
+  if (typeof e.failedAtRow === 'number' && Number.isInteger(e.failedAtRow) && e.failedAtRow > 0) return e.failedAtRow;
+  const match = typeof e.message === 'string' ? /\(at row (\d+)\)/.exec(e.message) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
 /** The error as one line for logs and the quarantine (the engine's text can span lines). */
 export function insertErrorText(err: unknown, max = 500): string {
   const message = err instanceof Error ? err.message : String(err);

@@ -3,7 +3,7 @@ import { createServer as createTcpServer } from 'node:net';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNodeClickHouse, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
-import { classifyInsertError, clickhouseErrorCode, insertErrorText } from '../../src/adapters/clickhouse-errors.js';
+import { classifyInsertError, clickhouseErrorCode, insertErrorText, refusedRowOf } from '../../src/adapters/clickhouse-errors.js';
 import { insertLines, rowLine } from '../../src/ingest/insert.js';
 import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
 import type { RunningBridge } from '../../scripts/bridges/listen.js';
@@ -61,8 +61,11 @@ describe('insert errors of the real clients', () => {
     it(`${label}: a data error from the embedded engine and over HTTP, and nothing stored`, async () => {
       const projectId = unique('prj_err');
       for (const ch of [h.deps.clickhouse, overHttp]) {
-        const err = await failure(() => insertLines(ch, 'events', line(projectId), { token: unique('tok') }));
+        // Two good rows, then the refused one: the error names it (row 3).
+        const body = rowLine(good(projectId)) + rowLine(good(projectId)) + line(projectId);
+        const err = await failure(() => insertLines(ch, 'events', body, { token: unique('tok') }));
         expect(clickhouseErrorCode(err)).toBe(code);
+        expect(refusedRowOf(err)).toBe(3);
         expect(classifyInsertError(err)).toBe('data');
         expect(insertErrorText(err)).not.toMatch(/\n/);
       }

@@ -1,0 +1,172 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectNodeClickHouse, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import { createBatcher } from '../../src/ingest/batcher.js';
+import { fileQuarantine } from '../../src/ingest/file-quarantine.js';
+import { fileJournal } from '../../src/ingest/journal.js';
+import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
+import type { RunningBridge } from '../../scripts/bridges/listen.js';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
+
+// ClickHouse refusing inserts, for real: rows the embedded engine refuses (a lone surrogate, a
+// timestamp that is none, an unknown enum value), and a ClickHouse HTTP endpoint that refuses
+// connections or drops answers. Every count is exact.
+
+let h: Harness;
+const dirs: string[] = [];
+const tempDir = (label: string) => {
+  const dir = mkdtempSync(join(tmpdir(), `sightline-${label}-`));
+  dirs.push(dir);
+  return dir;
+};
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await closeHarness();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const scalar = async (query: string, id: string) => {
+  const rs = await h.deps.clickhouse.query({ query, query_params: { id }, format: 'JSONEachRow' });
+  return Number((await rs.json<{ n: string }>())[0].n);
+};
+const events = (id: string) => scalar('SELECT count() AS n FROM events WHERE project_id = {id:String}', id);
+const pageviews = (id: string) => scalar('SELECT sum(pageviews) AS n FROM stats_15m WHERE project_id = {id:String}', id);
+const botHits = (id: string) => scalar('SELECT count() AS n FROM bot_hits WHERE project_id = {id:String}', id);
+
+const row = (projectId: string, i: number) => ({ project_id: projectId, ts: '2025-06-01 10:00:00.000', kind: 'pageview', visitor_id: String(i + 1), session_id: String(i + 1), hostname: 'poison.example', path: `/p${i % 9}` });
+const hit = (projectId: string, i: number) => ({ project_id: projectId, ts: '2025-06-01 10:00:00.000', bot_slug: 'googlebot', bot_name: 'Googlebot', category: 'indexing', verified: 1, path: `/b${i}`, status: 200, user_agent: 'Googlebot' });
+/** Rows the engine refuses, by position in the batch: each with the error it refuses them with. */
+const poisoned: Record<number, [(r: ReturnType<typeof row>) => Record<string, unknown>, RegExp]> = {
+  17: [(r) => ({ ...r, path: 'x\ud800' }), /surrogate pair/],
+  500: [(r) => ({ ...r, ts: 'not a date' }), /Cannot read DateTime/],
+  998: [(r) => ({ ...r, kind: 'bogus' }), /Unknown element 'bogus' for enum/],
+};
+const batchRows = (projectId: string, total: number) => Array.from({ length: total }, (_, i) => (poisoned[i] ? poisoned[i][0](row(projectId, i)) : row(projectId, i)));
+
+interface QuarantineLine {
+  table: string;
+  token: string;
+  error: string;
+  at: string;
+  row: { visitor_id: string };
+}
+const quarantineLines = (dir: string) =>
+  readdirSync(dir).flatMap((name) =>
+    readFileSync(join(dir, name), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => ({ file: name, ...(JSON.parse(l) as QuarantineLine) })),
+  );
+
+/** The real client, except that inserts after the first `passing` never answer (a hung engine). */
+function hangingAfter(real: ClickHouseClient, passing: number) {
+  let calls = 0;
+  return new Proxy(real, {
+    get(target, prop, receiver) {
+      if (prop !== 'insert') return Reflect.get(target, prop, receiver);
+      return (params: Parameters<ClickHouseClient['insert']>[0]) => (calls++ < passing ? target.insert(params) : new Promise<never>(() => {}));
+    },
+  });
+}
+
+describe('ClickHouse refusing rows (data errors)', () => {
+  it('stores every good row once, quarantines the refused ones with their error, and holds nothing back', async () => {
+    const projectId = unique('prj_poison');
+    const journalDir = tempDir('poison-journal');
+    const quarantineDir = tempDir('poison-quarantine');
+    const logs: string[] = [];
+    const batcher = createBatcher(h.deps.clickhouse, { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), maxBatchRows: 1000, flushIntervalMs: 100, log: (l) => logs.push(l) });
+    const started = Date.now();
+    // One batch of 1000 rows with 3 the engine refuses; bot hits alongside; then 2 clean batches.
+    await Promise.all([batcher.write('events', batchRows(projectId, 1000)), batcher.write('bot_hits', Array.from({ length: 40 }, (_, i) => hit(projectId, i)))]);
+    await batcher.write('events', Array.from({ length: 2000 }, (_, i) => row(projectId, 1000 + i)));
+    // Everything lands without a flush: the poisoned batch does not block its table.
+    await expect.poll(() => events(projectId), { timeout: 20_000, interval: 100 }).toBe(2997);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(await botHits(projectId)).toBe(40);
+    await batcher.close();
+    expect(await events(projectId)).toBe(2997);
+    expect(await pageviews(projectId)).toBe(2997);
+    expect(batcher.quarantined()).toBe(3);
+    expect(batcher.buffered()).toBe(0);
+
+    const lines = quarantineLines(quarantineDir);
+    expect(lines.map((l) => Number(l.row.visitor_id) - 1)).toEqual([17, 500, 998]);
+    for (const l of lines) {
+      expect(l.error).toMatch(poisoned[Number(l.row.visitor_id) - 1][1]);
+      expect(l.table).toBe('events');
+      expect(l.file).toBe(`events.${l.token}.ndjson`);
+    }
+    expect(new Set(lines.map((l) => l.file)).size).toBe(1);
+    expect(logs.filter((l) => /quarantined 3 of 1000 rows of a events batch/.test(l))).toHaveLength(1);
+    expect(logs.some((l) => /splitting it to isolate/.test(l))).toBe(true);
+    // Nothing is left in the journal.
+    expect(readdirSync(journalDir).filter((n) => !n.startsWith('open-'))).toEqual([]);
+  }, 60_000);
+
+  it('a replay after a crash in the middle of a split stores each row once (the parts keep their tokens)', async () => {
+    const projectId = unique('prj_replay');
+    const journalDir = tempDir('replay-journal');
+    const quarantineDir = tempDir('replay-quarantine');
+    // The engine hangs after 5 inserts: the whole batch (refused at row 17), rows 0-16, row 17
+    // alone (refused), rows 18-999 (refused at row 500), rows 18-499; then the process gives up.
+    const crashed = createBatcher(hangingAfter(h.deps.clickhouse, 5), { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 3_600_000, closeTimeoutMs: 3000, log: () => {} });
+    await crashed.write('events', batchRows(projectId, 1000));
+    await crashed.close();
+    expect(await events(projectId)).toBe(499);
+    expect(quarantineLines(quarantineDir)).toEqual([]);
+
+    const restarted = createBatcher(h.deps.clickhouse, { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), log: () => {} });
+    await restarted.close();
+    expect(await events(projectId)).toBe(997);
+    expect(await pageviews(projectId)).toBe(997);
+    expect(quarantineLines(quarantineDir).map((l) => Number(l.row.visitor_id) - 1)).toEqual([17, 500, 998]);
+    expect(readdirSync(journalDir).filter((n) => !n.startsWith('open-'))).toEqual([]);
+  }, 60_000);
+});
+
+describe('ClickHouse refusing connections', () => {
+  let bridge: RunningBridge;
+  let proxy: FaultProxy;
+  let client: ClickHouseClient;
+  beforeAll(async () => {
+    bridge = await startClickHouseBridge({ clickhouse: h.deps.clickhouse });
+    const { port } = new URL(bridge.url);
+    proxy = await startFaultProxy({ host: '127.0.0.1', port: Number(port) }, 'refuse');
+    client = await connectNodeClickHouse({ url: proxy.url, dataDir: h.deps.config.DATA_DIR });
+  });
+  afterAll(async () => {
+    await client.close();
+    await proxy.close();
+    await bridge.close();
+  });
+
+  it('retries through refused connections and lost answers, then stores every row exactly once', async () => {
+    const projectId = unique('prj_conn');
+    const logs: string[] = [];
+    const batcher = createBatcher(client, { journal: fileJournal(tempDir('conn-journal')), quarantine: fileQuarantine(tempDir('conn-quarantine')), maxBatchRows: 100, flushIntervalMs: 50, retryDelayMs: 50, maxRetryDelayMs: 300, log: (l) => logs.push(l) });
+    for (let i = 0; i < 500; i += 50) await batcher.write('events', Array.from({ length: 50 }, (_, j) => row(projectId, i + j)));
+    await expect.poll(() => logs.filter((l) => /insert into events failed.*transient.*ECONNREFUSED/.test(l)).length, { timeout: 10_000 }).toBeGreaterThan(1);
+    expect(await events(projectId)).toBe(0);
+
+    // The endpoint takes inserts again but every answer is lost: rows land, the batcher cannot know.
+    await proxy.mode('cut');
+    await expect.poll(() => events(projectId), { timeout: 10_000, interval: 100 }).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 500));
+    // Stored, but still held: every answer was lost.
+    expect(batcher.buffered()).toBe(500);
+
+    await proxy.mode('up');
+    await batcher.close();
+    expect(batcher.buffered()).toBe(0);
+    expect(batcher.quarantined()).toBe(0);
+    expect(await events(projectId)).toBe(500);
+    expect(await pageviews(projectId)).toBe(500);
+    expect(logs.some((l) => /recovered/.test(l))).toBe(true);
+  }, 60_000);
+});
