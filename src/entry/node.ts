@@ -16,6 +16,11 @@ import { buildNodeRuntime } from './node-deps.js';
 import { createServices } from '../services.js';
 import { createNodeServer } from '../ingest/node-event-listener.js';
 
+/** SIGTERM/SIGINT end the process within this long, whatever ClickHouse does (orchestrators kill at 10 s)… */
+const SHUTDOWN_MS = 9000;
+/** …and the batcher stops waiting for ClickHouse after this long, leaving what is unsent in the journal. */
+const SINK_CLOSE_MS = 6000;
+
 async function main() {
   let config;
   try {
@@ -42,7 +47,7 @@ async function main() {
   // Imports are parsed in worker threads, so the request thread only reads bodies and feeds the engine.
   const importWorkers = config.IMPORT_WORKERS ?? Math.min(4, Math.max(0, availableParallelism() - 2));
   const importParsers = importWorkers > 0 ? createImportWorkerPool(importWorkers) : undefined;
-  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, quarantine, flushIntervalMs: config.INGEST_FLUSH_MS }), geo, dns, importParsers });
+  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, quarantine, flushIntervalMs: config.INGEST_FLUSH_MS, closeTimeoutMs: SINK_CLOSE_MS }), geo, dns, importParsers });
   // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
   const services = createServices(deps);
@@ -62,6 +67,12 @@ async function main() {
     if (stopping) return;
     stopping = true;
     console.log(`[sightline] ${signal}: shutting down`);
+    // Whatever hangs (a ClickHouse that never answers, a job's query), the process ends in time:
+    // every acknowledged row is already in the journal, and the next start inserts it.
+    setTimeout(() => {
+      console.error(`[sightline] shutdown took over ${SHUTDOWN_MS / 1000} s; exiting with unsent rows left in the journal`);
+      process.exit(1);
+    }, SHUTDOWN_MS).unref();
     server.close();
     try {
       await scheduler.stop();
