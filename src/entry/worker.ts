@@ -9,6 +9,7 @@ import { systemClock } from '../adapters/clock.js';
 import { parseConfig, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { consumeEvents, keepDeadLetters, queueSink, type EventsMessage } from '../ingest/queue-sink.js';
+import { r2Quarantine } from '../ingest/r2-quarantine.js';
 import { runScheduledJobs } from '../jobs/scheduled.js';
 
 /** Bindings and secrets of the Worker (names from wrangler.toml; secrets set with wrangler). */
@@ -90,7 +91,8 @@ export default {
       });
       return;
     }
-    await consumeEvents(batch, isolateFor(env).deps.clickhouse);
+    // Rows ClickHouse refuses as invalid are kept in R2 under quarantine/ (the exports bucket).
+    await consumeEvents(batch, isolateFor(env).deps.clickhouse, r2Quarantine(env.EXPORTS));
   },
 
   /** Cron: salt rotation and due scheduled exports; a failed job fails the run so it shows in the dashboard. */
