@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,5 +169,69 @@ describe('ClickHouse refusing connections', () => {
     expect(await events(projectId)).toBe(500);
     expect(await pageviews(projectId)).toBe(500);
     expect(logs.some((l) => /recovered/.test(l))).toBe(true);
+  }, 60_000);
+});
+
+describe('ClickHouse failing with an error that is neither a data nor a connection error', () => {
+  let bridge: RunningBridge;
+  let front: Server;
+  let client: ClickHouseClient;
+  const state = { pingUp: true, refusals: 0 };
+  beforeAll(async () => {
+    bridge = await startClickHouseBridge({ clickhouse: h.deps.clickhouse });
+    // A ClickHouse HTTP endpoint that fails any insert holding "/boom" with an exception the
+    // classifier does not know (code 395, no row named), and answers /ping as told.
+    front = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks);
+      if (req.url?.startsWith('/ping')) {
+        res.writeHead(state.pingUp ? 200 : 503).end(state.pingUp ? 'Ok.\n' : 'Service Unavailable');
+        return;
+      }
+      if (body.includes('/boom')) {
+        state.refusals++;
+        res.writeHead(500, { 'X-ClickHouse-Exception-Code': '395' }).end("Code: 395. DB::Exception: Value passed to 'throwIf' function is non-zero. (FUNCTION_THROW_IF_VALUE_IS_NON_ZERO) (version test)\n");
+        return;
+      }
+      const upstream = await fetch(`${bridge.url}${req.url}`, { method: req.method, headers: { 'Content-Type': req.headers['content-type'] ?? 'text/plain' }, body: req.method === 'GET' ? undefined : body });
+      const headers: Record<string, string> = {};
+      upstream.headers.forEach((v, k) => k.startsWith('x-clickhouse') && (headers[k] = v));
+      res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
+    });
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', () => r()));
+    client = await connectNodeClickHouse({ url: `http://127.0.0.1:${(front.address() as { port: number }).port}`, dataDir: h.deps.config.DATA_DIR });
+  });
+  afterAll(async () => {
+    await client.close();
+    await new Promise<void>((r) => front.close(() => r()));
+    await bridge.close();
+  });
+
+  it('retries it for the grace period, holds on while ClickHouse does not answer a ping, then isolates the row', async () => {
+    const projectId = unique('prj_unknown');
+    const quarantineDir = tempDir('unknown-quarantine');
+    const logs: string[] = [];
+    state.pingUp = false;
+    const batcher = createBatcher(client, { quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 50, retryDelayMs: 50, maxRetryDelayMs: 100, unknownErrorGraceMs: 500, log: (l) => logs.push(l) });
+    const started = Date.now();
+    await batcher.write('events', Array.from({ length: 20 }, (_, i) => (i === 13 ? { ...row(projectId, i), path: '/boom' } : row(projectId, i))));
+    // Past the grace, but ClickHouse does not answer a ping: maybe an outage, so nothing is split.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await events(projectId)).toBe(0);
+    expect(batcher.buffered()).toBe(20);
+    expect(quarantineLines(quarantineDir)).toEqual([]);
+    expect(logs.some((l) => /failed \(attempt \d+, unknown error/.test(l))).toBe(true);
+
+    state.pingUp = true;
+    await expect.poll(() => batcher.buffered(), { timeout: 10_000, interval: 50 }).toBe(0);
+    expect(Date.now() - started).toBeGreaterThan(1500);
+    await batcher.close();
+    expect(await events(projectId)).toBe(19);
+    expect(batcher.quarantined()).toBe(1);
+    const [refused, ...others] = quarantineLines(quarantineDir);
+    expect(others).toEqual([]);
+    expect(Number(refused.row.visitor_id) - 1).toBe(13);
+    expect(refused.error).toMatch(/throwIf/);
   }, 60_000);
 });
