@@ -34,9 +34,15 @@ export interface BatcherOptions {
   quarantine?: Quarantine;
   /**
    * How long a batch may fail with errors that are neither data nor connection errors before
-   * they count as data errors (30 s): no batch holds its table's queue longer for its own fault.
+   * they count as data errors (10 s)…
    */
   unknownErrorGraceMs?: number;
+  /**
+   * …and how long, from then or from its first data error, isolating its refused rows may take
+   * (30 s) before the rows of a part that still fails are quarantined as they are: no batch holds
+   * its table's queue longer for its own fault.
+   */
+  isolationBudgetMs?: number;
   /**
    * `close` stops waiting for ClickHouse after this long (unbounded by default): batches not yet
    * inserted stay in the journal for the next start.
@@ -200,7 +206,8 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
     sleep: (ms) => abortable(sleep(ms)),
     abortable,
     retryDelay: (attempt) => Math.min(baseDelay * 2 ** Math.min(attempt - 1, 30), maxDelay),
-    unknownErrorGraceMs: opts.unknownErrorGraceMs ?? 30_000,
+    unknownErrorGraceMs: opts.unknownErrorGraceMs ?? 10_000,
+    isolationBudgetMs: opts.isolationBudgetMs ?? 30_000,
     now: () => Date.now(),
     onRetry(table, err, kind, attempt) {
       if (!failingSince) failingSince = Date.now();

@@ -23,6 +23,11 @@ export interface DeliveryContext {
   retryDelay(attempt: number): number;
   /** How long a batch may fail with errors that are neither data nor connection errors before they count as data errors. */
   unknownErrorGraceMs: number;
+  /**
+   * How long isolating a batch's refused rows may take, from its first error that is not a
+   * connection error; past it, the rows of a part that fails are quarantined as they are.
+   */
+  isolationBudgetMs: number;
   now(): number;
   /** Every failed insert that is retried (the batcher logs outages). */
   onRetry(table: IngestTable, err: unknown, kind: Exclude<InsertErrorKind, 'data'>, attempt: number): void;
@@ -41,21 +46,32 @@ function lineStarts(body: Uint8Array, rows: number): Uint32Array {
 /**
  * Inserts a batch, whatever ClickHouse says, and answers how many rows went to the quarantine:
  * - connection errors (transient) are retried with backoff for as long as they last;
- * - data errors split the batch until the refused rows are isolated (see insertIsolatingRefused):
+ * - data errors set the refused rows apart (see insertIsolatingRefused):
  *   the rest is stored, the refused rows go to the quarantine with their error;
  * - other errors are retried for `unknownErrorGraceMs` from the batch's first one; after that,
  *   if ClickHouse still answers a ping they are taken as data errors (the batch is what it
- *   refuses), otherwise as an outage.
+ *   refuses), otherwise as an outage;
+ * - isolation has a budget (`isolationBudgetMs` from the batch's first error that is not a
+ *   connection error): past it, the rows of a part that still fails go to the quarantine as they
+ *   are, so no batch holds its table's queue for long, whatever it holds.
  * Rejects only when the batcher gives up (shutdown): the batch stays in the journal, and a
  * replay splits it the same way under the same tokens, so the parts already stored are dropped.
  */
 export async function deliverBatch(ctx: DeliveryContext, table: IngestTable, batch: DeliverableBatch): Promise<number> {
   let starts: Uint32Array | undefined;
-  const rowsOf = (from: number, to: number) => {
+  const rowsOf = (from: number, to: number, skip: readonly number[] = []): Uint8Array => {
     starts ??= lineStarts(batch.body, batch.rows);
-    return batch.body.subarray(starts[from], starts[to]);
+    if (skip.length === 0) return batch.body.subarray(starts[from], starts[to]);
+    const pieces: Uint8Array[] = [];
+    let at = from;
+    for (const index of [...skip, to]) {
+      if (index > at) pieces.push(batch.body.subarray(starts[at], starts[index]));
+      at = index + 1;
+    }
+    return Buffer.concat(pieces);
   };
-  let unknownSince = 0;
+  /** When the batch first failed for something other than a connection error. */
+  let troubleSince = 0;
   const waitAndRetry = async (err: unknown, kind: Exclude<InsertErrorKind, 'data'>, attempt: number) => {
     ctx.onRetry(table, err, kind, attempt);
     await ctx.sleep(ctx.retryDelay(attempt));
@@ -63,21 +79,23 @@ export async function deliverBatch(ctx: DeliveryContext, table: IngestTable, bat
   };
   const progress = await insertIsolatingRefused({
     rows: batch.rows,
-    tokenFor: (from, to) => partToken(batch.token, batch.rows, from, to),
-    insert: async (from, to, token) => {
-      await ctx.abortable(insertLines(ctx.ch, table, from === 0 && to === batch.rows ? batch.body : rowsOf(from, to), { token }));
+    tokenFor: (from, to, skip) => partToken(batch.token, batch.rows, from, to, skip),
+    insert: async (from, to, skip, token) => {
+      await ctx.abortable(insertLines(ctx.ch, table, from === 0 && to === batch.rows && skip.length === 0 ? batch.body : rowsOf(from, to, skip), { token }));
       ctx.onInserted();
     },
     async onFailure(err, kind, attempt) {
       if (kind === 'transient') return waitAndRetry(err, kind, attempt);
-      unknownSince ||= ctx.now();
-      if (ctx.now() - unknownSince < ctx.unknownErrorGraceMs) return waitAndRetry(err, kind, attempt);
+      troubleSince ||= ctx.now();
+      if (ctx.now() - troubleSince < ctx.unknownErrorGraceMs) return waitAndRetry(err, kind, attempt);
       // Past the grace: split only if ClickHouse is up, so an outage that answers oddly never
       // sends good rows to the quarantine.
       const up = await ctx.abortable(ctx.ch.ping()).then((r) => r.success, () => false);
       return up ? 'split' : waitAndRetry(err, 'transient', attempt);
     },
+    outOfTime: () => ctx.now() - troubleSince >= ctx.isolationBudgetMs,
     onSplit(err) {
+      troubleSince ||= ctx.now();
       ctx.log(`[sightline] ingest: ClickHouse refused a batch of ${batch.rows} rows into ${table} (${insertErrorText(err, 200)}); splitting it to isolate the refused rows`);
     },
   });

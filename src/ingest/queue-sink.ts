@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { insertErrorText } from '../adapters/clickhouse-errors.js';
-import { insertIsolatingRefused, type IsolationProgress } from './poison.js';
+import { insertIsolatingRefused, skipSuffix, type IsolationProgress } from './poison.js';
 import { logQuarantine, type Quarantine } from './quarantine.js';
 import type { EventSink } from './sink.js';
 
@@ -77,12 +77,13 @@ function messageRows(messages: Message[]) {
     while (starts[i + 1] <= row) i++;
     return i;
   };
-  const tokenFor = async (from: number, to: number) => {
+  const tokenFor = async (from: number, to: number, skip: readonly number[]) => {
     const first = messageOf(from);
     const last = messageOf(to - 1);
-    if (starts[first] === from && starts[last + 1] === to) return digest(messages.slice(first, last + 1).map((m) => m.id).sort().join(','));
+    if (starts[first] === from && starts[last + 1] === to && skip.length === 0) return digest(messages.slice(first, last + 1).map((m) => m.id).sort().join(','));
     if (first !== last) throw new Error(`rows ${from}-${to} cut across messages`);
-    return `${await digest(messages[first].id)}:${from - starts[first]}-${to - starts[first]}`;
+    const base = starts[first];
+    return `${await digest(messages[first].id)}:${from - base}-${to - base}${skipSuffix(skip.map((i) => i - base))}`;
   };
   /** Several messages are cut between messages (at the boundary nearest the middle); one message in the middle. */
   const splitAt = (from: number, to: number) => {
@@ -120,10 +121,10 @@ async function consumeTable(clickhouse: ClickHouseClient, quarantine: Quarantine
     await insertIsolatingRefused(
       {
         rows: rows.length,
-        insert: (from, to, token) => insertRows(clickhouse, table, rows.slice(from, to), token),
+        insert: (from, to, skip, token) => insertRows(clickhouse, table, rows.slice(from, to).filter((_, i) => !skip.includes(from + i)), token),
         tokenFor,
         splitAt,
-        cutAtNamedRow: withinOneMessage,
+        setApartNamedRow: withinOneMessage,
         onFailure: async (err) => {
           throw err;
         },
@@ -142,7 +143,7 @@ async function consumeTable(clickhouse: ClickHouseClient, quarantine: Quarantine
     try {
       await quarantine.put({
         table,
-        token: await tokenFor(0, starts[done]),
+        token: await tokenFor(0, starts[done], []),
         at: new Date(),
         rows: refused.map((r) => ({ line: JSON.stringify(rows[r.index]), error: r.error })),
       });

@@ -64,13 +64,17 @@ const quarantineLines = (dir: string) =>
       .map((l) => ({ file: name, ...(JSON.parse(l) as QuarantineLine) })),
   );
 
-/** The real client, except that inserts after the first `passing` never answer (a hung engine). */
-function hangingAfter(real: ClickHouseClient, passing: number) {
+/** The real client, except that inserts after the first `answered` land but never answer (a crash right after). */
+function answersLostAfter(real: ClickHouseClient, answered: number) {
   let calls = 0;
   return new Proxy(real, {
     get(target, prop, receiver) {
       if (prop !== 'insert') return Reflect.get(target, prop, receiver);
-      return (params: Parameters<ClickHouseClient['insert']>[0]) => (calls++ < passing ? target.insert(params) : new Promise<never>(() => {}));
+      return async (params: Parameters<ClickHouseClient['insert']>[0]) => {
+        const answers = calls++ < answered;
+        const result = await target.insert(params);
+        return answers ? result : new Promise<never>(() => {});
+      };
     },
   });
 }
@@ -110,24 +114,52 @@ describe('ClickHouse refusing rows (data errors)', () => {
     expect(readdirSync(journalDir).filter((n) => !n.startsWith('open-'))).toEqual([]);
   }, 60_000);
 
-  it('a replay after a crash in the middle of a split stores each row once (the parts keep their tokens)', async () => {
+  it('a replay after a crash in the middle of isolating stores each row once (the parts keep their tokens)', async () => {
     const projectId = unique('prj_replay');
     const journalDir = tempDir('replay-journal');
     const quarantineDir = tempDir('replay-quarantine');
-    // The engine hangs after 5 inserts: the whole batch (refused at row 17), rows 0-16, row 17
-    // alone (refused), rows 18-999 (refused at row 500), rows 18-499; then the process gives up.
-    const crashed = createBatcher(hangingAfter(h.deps.clickhouse, 5), { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 3_600_000, closeTimeoutMs: 3000, log: () => {} });
+    // Isolating rows 17, 500 and 998 takes 7 inserts: the batch (refused at row 17), row 17 alone,
+    // the batch without it (refused at row 500), row 500 alone, the batch without both (refused at
+    // 998), row 998 alone, and the batch without the three, which stores 997 rows. That last one
+    // lands but its answer never comes; the process gives up (its close deadline) before the
+    // quarantine is written and the batch leaves the journal.
+    const crashed = createBatcher(answersLostAfter(h.deps.clickhouse, 6), { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 3_600_000, closeTimeoutMs: 3000, log: () => {} });
     await crashed.write('events', batchRows(projectId, 1000));
     await crashed.close();
-    expect(await events(projectId)).toBe(499);
+    expect(await events(projectId)).toBe(997);
+    expect(crashed.buffered()).toBe(1000);
     expect(quarantineLines(quarantineDir)).toEqual([]);
 
     const restarted = createBatcher(h.deps.clickhouse, { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), log: () => {} });
     await restarted.close();
     expect(await events(projectId)).toBe(997);
     expect(await pageviews(projectId)).toBe(997);
+    expect(restarted.quarantined()).toBe(3);
     expect(quarantineLines(quarantineDir).map((l) => Number(l.row.visitor_id) - 1)).toEqual([17, 500, 998]);
     expect(readdirSync(journalDir).filter((n) => !n.startsWith('open-'))).toEqual([]);
+  }, 60_000);
+});
+
+describe('a batch with more refused rows than its time budget allows', () => {
+  it('stops isolating when the budget is spent: the failing part goes to the quarantine whole, nothing is lost or doubled', async () => {
+    const projectId = unique('prj_budget');
+    const quarantineDir = tempDir('budget-quarantine');
+    const batcher = createBatcher(h.deps.clickhouse, { quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 3_600_000, isolationBudgetMs: 400, log: () => {} });
+    // Every 10th row of 2000 is refused: 200 of them, far more than 400 ms can isolate.
+    const rows = Array.from({ length: 2000 }, (_, i) => (i % 10 === 5 ? { ...row(projectId, i), kind: 'bogus' } : row(projectId, i)));
+    const started = Date.now();
+    await batcher.write('events', rows);
+    await batcher.close();
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const lines = quarantineLines(quarantineDir);
+    const quarantined = lines.map((l) => Number(l.row.visitor_id) - 1);
+    const stored = await events(projectId);
+    // Every row is in exactly one place, and every refused row is in the quarantine.
+    expect(stored + quarantined.length).toBe(2000);
+    expect(new Set(quarantined).size).toBe(quarantined.length);
+    expect(quarantined.filter((i) => i % 10 === 5)).toHaveLength(200);
+    expect(lines.some((l) => /not isolated in time, refused with its part: .*Unknown element 'bogus'/.test(l.error))).toBe(true);
+    expect(batcher.quarantined()).toBe(quarantined.length);
   }, 60_000);
 });
 
