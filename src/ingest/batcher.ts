@@ -239,7 +239,7 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
         }
         if (refused > 0) {
           quarantined += refused;
-          log(`[sightline] ingest: quarantined ${refused} of ${batch.rows} rows of a ${table} batch that ClickHouse refused as invalid (in ${quarantine.where}; ${quarantined} since start)`);
+          log(`[sightline] ingest: quarantined ${refused} of ${batch.rows} rows of a batch into ${table} that ClickHouse refused as invalid (in ${quarantine.where}; ${quarantined} since start)`);
         }
         journal?.done(table, batch.token);
         q.sealed.shift();

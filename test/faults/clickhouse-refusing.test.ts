@@ -108,7 +108,7 @@ describe('ClickHouse refusing rows (data errors)', () => {
       expect(l.file).toBe(`events.${l.token}.ndjson`);
     }
     expect(new Set(lines.map((l) => l.file)).size).toBe(1);
-    expect(logs.filter((l) => /quarantined 3 of 1000 rows of a events batch/.test(l))).toHaveLength(1);
+    expect(logs.filter((l) => /quarantined 3 of 1000 rows of a batch into events/.test(l))).toHaveLength(1);
     expect(logs.some((l) => /splitting it to isolate/.test(l))).toBe(true);
     // Nothing is left in the journal.
     expect(readdirSync(journalDir).filter((n) => !n.startsWith('open-'))).toEqual([]);
