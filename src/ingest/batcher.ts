@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
+import { insertErrorText } from '../adapters/clickhouse-errors.js';
 import { deliverBatch, type DeliveryContext } from './deliver-batch.js';
 import { RowBuffer, TABLE_COLUMNS, type IngestTable } from './insert.js';
 import type { BatchJournal } from './journal.js';
@@ -143,9 +144,9 @@ class TableQueue {
  * The Node event sink: buffers rows per table in memory and inserts them in batches (by count,
  * by time, and on flush/close). A batch that fails for a connection error is retried with
  * backoff under the same `insert_deduplication_token`, so ClickHouse stores it exactly once; while
- * ClickHouse is down the buffer holds up to `maxBufferedRows` and drains when it returns. A batch
- * ClickHouse refuses for its data is split until the refused rows are isolated: the rest is
- * stored, they go to the `quarantine` (see deliverBatch). Each table drains on its own.
+ * ClickHouse is down the buffer holds up to `maxBufferedRows` and drains when it returns. From a
+ * batch ClickHouse refuses for its data, the refused rows are set apart: the rest is stored, they
+ * go to the `quarantine` (see deliverBatch). Each table drains on its own.
  *
  * Durability: with a `journal`, `write` resolves once rows are in the journal too (the writes of
  * one event-loop turn share one journal write) and rejects, its rows dropped, when the journal
@@ -213,7 +214,7 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
       if (!failingSince) failingSince = Date.now();
       // One line per doubling keeps an outage visible without flooding the log.
       if ((attempt & (attempt - 1)) === 0) {
-        log(`[sightline] ingest: ClickHouse insert into ${table} failed (attempt ${attempt}, ${kind} error, ${buffered} rows buffered of ${maxBuffered}); retrying: ${(err as Error).message}`);
+        log(`[sightline] ingest: ClickHouse insert into ${table} failed (attempt ${attempt}, ${kind} error, ${buffered} rows buffered of ${maxBuffered}); retrying: ${insertErrorText(err, 300)}`);
       }
     },
     onInserted() {
