@@ -51,9 +51,10 @@ export interface IsolationPlan {
  * engines name the first bad row of the body) that row is tried alone, set apart, and the rest is
  * tried again as one part, until it goes in: k refused rows cost k refused attempts at the rest
  * (each parsed up to its next bad row, nothing stored), k single-row attempts and one insert that
- * stores. On one that names no row (e.g. a failure inside a materialized view), the rows are cut in two and each half is
- * tried the same way (about 2·k·log2(n/k) inserts). The refused rows are answered in `refused`;
- * everything else is stored exactly once, each part under its own token (see tokenFor).
+ * stores. On one that names no row (e.g. a failure inside a materialized view), the rows are cut
+ * in two and each half is tried the same way (about 2·k·log2(n/k) inserts). The refused rows are
+ * answered in `refused`; everything else is stored exactly once, each part under its own token
+ * (see tokenFor).
  */
 export async function insertIsolatingRefused(plan: IsolationPlan, progress: IsolationProgress = { placed: 0, refused: [], inserts: 0 }): Promise<IsolationProgress> {
   let split = false;
