@@ -52,8 +52,9 @@ function lineStarts(body: Uint8Array, rows: number): Uint32Array {
  *   if ClickHouse still answers a ping they are taken as data errors (the batch is what it
  *   refuses), otherwise as an outage;
  * - isolation has a budget (`isolationBudgetMs` from the batch's first error that is not a
- *   connection error): past it, the rows of a part that still fails go to the quarantine as they
- *   are, so no batch holds its table's queue for long, whatever it holds.
+ *   connection error, outages during it not counted): past it, the rows of a part that still
+ *   fails go to the quarantine as they are, so no batch holds its table's queue for long,
+ *   whatever it holds.
  * Rejects only when the batcher gives up (shutdown): the batch stays in the journal, and a
  * replay splits it the same way under the same tokens, so the parts already stored are dropped.
  */
@@ -70,17 +71,22 @@ export async function deliverBatch(ctx: DeliveryContext, table: IngestTable, bat
     }
     return Buffer.concat(pieces);
   };
-  /** When the batch first failed for something other than a connection error. */
+  /** When the batch first failed for something other than a connection error… */
   let troubleSince = 0;
+  /** …and how much of the time since went to an outage (failed attempts and waits), which the isolation budget does not count. */
+  let outageMs = 0;
+  let attemptStarted = 0;
   const waitAndRetry = async (err: unknown, kind: Exclude<InsertErrorKind, 'data'>, attempt: number) => {
     ctx.onRetry(table, err, kind, attempt);
     await ctx.sleep(ctx.retryDelay(attempt));
+    if (kind === 'transient' && troubleSince) outageMs += ctx.now() - attemptStarted;
     return 'retry' as const;
   };
   const progress = await insertIsolatingRefused({
     rows: batch.rows,
     tokenFor: (from, to, skip) => partToken(batch.token, batch.rows, from, to, skip),
     insert: async (from, to, skip, token) => {
+      attemptStarted = ctx.now();
       await ctx.abortable(insertLines(ctx.ch, table, from === 0 && to === batch.rows && skip.length === 0 ? batch.body : rowsOf(from, to, skip), { token }));
       ctx.onInserted();
     },
@@ -93,7 +99,7 @@ export async function deliverBatch(ctx: DeliveryContext, table: IngestTable, bat
       const up = await ctx.abortable(ctx.ch.ping()).then((r) => r.success, () => false);
       return up ? 'split' : waitAndRetry(err, 'transient', attempt);
     },
-    outOfTime: () => ctx.now() - troubleSince >= ctx.isolationBudgetMs,
+    outOfTime: () => ctx.now() - troubleSince - outageMs >= ctx.isolationBudgetMs,
     onSplit(err) {
       troubleSince ||= ctx.now();
       ctx.log(`[sightline] ingest: ClickHouse refused a batch of ${batch.rows} rows into ${table} (${insertErrorText(err, 200)}); splitting it to isolate the refused rows`);

@@ -179,7 +179,38 @@ describe('ClickHouse refusing connections', () => {
     await bridge.close();
   });
 
+  it('an outage in the middle of isolating refused rows does not eat the isolation budget', async () => {
+    await proxy.mode('up');
+    const projectId = unique('prj_outage_mid');
+    const quarantineDir = tempDir('outage-quarantine');
+    // The connection drops for 3 s right after the first two inserts (the batch, refused at row
+    // 17, and row 17 alone): longer than the whole isolation budget.
+    let calls = 0;
+    const flaky = new Proxy(client, {
+      get(target, prop, receiver) {
+        if (prop !== 'insert') return Reflect.get(target, prop, receiver);
+        return async (params: Parameters<ClickHouseClient['insert']>[0]) => {
+          if (++calls === 3) {
+            await proxy.mode('refuse');
+            setTimeout(() => void proxy.mode('up'), 3000);
+          }
+          return target.insert(params);
+        };
+      },
+    });
+    const batcher = createBatcher(flaky, { quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 3_600_000, retryDelayMs: 50, maxRetryDelayMs: 200, isolationBudgetMs: 1500, log: () => {} });
+    await batcher.write('events', batchRows(projectId, 1000));
+    const started = Date.now();
+    await batcher.close();
+    expect(Date.now() - started).toBeGreaterThan(3000);
+    expect(await events(projectId)).toBe(997);
+    const lines = quarantineLines(quarantineDir);
+    expect(lines.map((l) => Number(l.row.visitor_id) - 1)).toEqual([17, 500, 998]);
+    expect(lines.filter((l) => /not isolated in time/.test(l.error))).toEqual([]);
+  }, 60_000);
+
   it('retries through refused connections and lost answers, then stores every row exactly once', async () => {
+    await proxy.mode('refuse');
     const projectId = unique('prj_conn');
     const logs: string[] = [];
     const batcher = createBatcher(client, { journal: fileJournal(tempDir('conn-journal')), quarantine: fileQuarantine(tempDir('conn-quarantine')), maxBatchRows: 100, flushIntervalMs: 50, retryDelayMs: 50, maxRetryDelayMs: 300, log: (l) => logs.push(l) });
