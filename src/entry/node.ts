@@ -3,6 +3,7 @@ import { ConfigError, parseConfig } from '../config.js';
 import { createBatcher } from '../ingest/batcher.js';
 import { createImportWorkerPool } from '../ingest/import-pool.js';
 import { fileJournal } from '../ingest/journal.js';
+import { fileQuarantine } from '../ingest/file-quarantine.js';
 import { defaultGeoDatabasePath, openMaxmindGeo } from '../ingest/enrich/geo-maxmind.js';
 import { ensureLocalRedis } from './local-redis.js';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,11 @@ import { buildNodeRuntime } from './node-deps.js';
 import { createServices } from '../services.js';
 import { createNodeServer } from '../ingest/node-event-listener.js';
 import { logError, logInfo } from '../log.js';
+
+/** SIGTERM/SIGINT end the process within this long, whatever ClickHouse does (orchestrators kill at 10 s)… */
+const SHUTDOWN_MS = 9000;
+/** …and the batcher stops waiting for ClickHouse after this long, leaving what is unsent in the journal. */
+const SINK_CLOSE_MS = 6000;
 
 async function main() {
   let config;
@@ -37,10 +43,12 @@ async function main() {
   // Events are buffered and inserted in batches; SIGTERM/SIGINT flush the buffer (runtime.close).
   // Acknowledged rows stay in DATA_DIR/ingest-journal until ClickHouse has them (crash-safe).
   const journal = fileJournal(join(config.DATA_DIR, 'ingest-journal'));
+  // Rows ClickHouse refuses as invalid are kept in DATA_DIR/quarantine (one NDJSON file per batch).
+  const quarantine = fileQuarantine(join(config.DATA_DIR, 'quarantine'));
   // Imports are parsed in worker threads, so the request thread only reads bodies and feeds the engine.
   const importWorkers = config.IMPORT_WORKERS ?? Math.min(4, Math.max(0, availableParallelism() - 2));
   const importParsers = importWorkers > 0 ? createImportWorkerPool(importWorkers) : undefined;
-  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, flushIntervalMs: config.INGEST_FLUSH_MS }), geo, dns, importParsers });
+  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, quarantine, flushIntervalMs: config.INGEST_FLUSH_MS, closeTimeoutMs: SINK_CLOSE_MS }), geo, dns, importParsers });
   // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
   const services = createServices(deps);
@@ -60,6 +68,12 @@ async function main() {
     if (stopping) return;
     stopping = true;
     logInfo(`[sightline] ${signal}: shutting down`);
+    // Whatever hangs (a ClickHouse that never answers, a job's query), the process ends in time:
+    // every acknowledged row is already in the journal, and the next start inserts it.
+    setTimeout(() => {
+      logError(`[sightline] shutdown took over ${SHUTDOWN_MS / 1000} s; exiting with unsent rows left in the journal`);
+      process.exit(1);
+    }, SHUTDOWN_MS).unref();
     server.close();
     try {
       await scheduler.stop();

@@ -10,6 +10,7 @@ import { parseConfig, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { consumeEvents, keepDeadLetters, queueSink, type EventsMessage } from '../ingest/queue-sink.js';
 import { dropDeletedProjects } from '../ingest/queue-live-projects.js';
+import { r2Quarantine } from '../ingest/r2-quarantine.js';
 import { runScheduledJobs } from '../jobs/scheduled.js';
 import { logError } from '../log.js';
 
@@ -103,9 +104,10 @@ export default {
       });
       return;
     }
-    // Events of a project deleted while they waited in the queue are not stored.
+    // Events of a project deleted while they waited in the queue are not stored; rows ClickHouse
+    // refuses as invalid are kept in R2 under quarantine/ (the exports bucket).
     const { deps } = isolateFor(env);
-    await consumeEvents(await dropDeletedProjects(batch, deps.redis), deps.clickhouse);
+    await consumeEvents(await dropDeletedProjects(batch, deps.redis), deps.clickhouse, r2Quarantine(env.EXPORTS));
   },
 
   /** Cron: salt rotation and due scheduled exports; a failed job fails the run so it shows in the dashboard. */

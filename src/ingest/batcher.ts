@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
-import { insertLines, RowBuffer, TABLE_COLUMNS, type IngestTable } from './insert.js';
+import { insertErrorText } from '../adapters/clickhouse-errors.js';
+import { deliverBatch, type DeliveryContext } from './deliver-batch.js';
+import { RowBuffer, TABLE_COLUMNS, type IngestTable } from './insert.js';
 import type { BatchJournal } from './journal.js';
+import { logQuarantine, type Quarantine } from './quarantine.js';
 import type { EventSink } from './sink.js';
 import { logError } from '../log.js';
+
+/** The batcher stopped waiting for ClickHouse (its close deadline passed); what is unsent stays in the journal. */
+class GaveUpError extends Error {
+  override name = 'GaveUpError';
+}
 
 /** `write` refused because the buffer is at its bound (ClickHouse has been down too long). */
 export class BufferFullError extends Error {
@@ -27,6 +35,24 @@ export interface BatcherOptions {
   log?: (line: string) => void;
   /** Keeps acknowledged rows on disk until inserted (Node: fileJournal); without it a crash loses the buffer. */
   journal?: BatchJournal;
+  /** Where rows ClickHouse refuses as invalid are kept (Node: fileQuarantine); the log by default. */
+  quarantine?: Quarantine;
+  /**
+   * How long a batch may fail with errors that are neither data nor connection errors before
+   * they count as data errors (10 s)…
+   */
+  unknownErrorGraceMs?: number;
+  /**
+   * …and how long, from then or from its first data error, isolating its refused rows may take
+   * (30 s) before the rows of a part that still fails are quarantined as they are: no batch holds
+   * its table's queue longer for its own fault.
+   */
+  isolationBudgetMs?: number;
+  /**
+   * `close` stops waiting for ClickHouse after this long (unbounded by default): batches not yet
+   * inserted stay in the journal for the next start.
+   */
+  closeTimeoutMs?: number;
 }
 
 interface Batch {
@@ -122,19 +148,25 @@ class TableQueue {
 
 /**
  * The Node event sink: buffers rows per table in memory and inserts them in batches (by count,
- * by time, and on flush/close). A failed batch is retried with backoff under the same
- * `insert_deduplication_token`, so ClickHouse stores it exactly once; while ClickHouse is down the
- * buffer holds up to `maxBufferedRows` rows and `maxBufferedBytes` bytes (then `write` rejects
- * with BufferFullError, which the routes answer 503) and drains when it returns.
+ * by time, and on flush/close). A batch that fails for a connection error is retried with
+ * backoff under the same `insert_deduplication_token`, so ClickHouse stores it exactly once; while
+ * ClickHouse is down the buffer holds up to `maxBufferedRows` rows and `maxBufferedBytes` bytes
+ * (then `write` rejects with BufferFullError, which the routes answer 503) and drains when it
+ * returns. From a batch ClickHouse refuses for its data, the refused rows are set apart: the rest
+ * is stored, they go to the `quarantine` (see deliverBatch). Each table drains on its own.
  *
  * Durability: with a `journal`, `write` resolves once rows are in the journal too (the writes of
  * one event-loop turn share one journal write) and rejects, its rows dropped, when the journal
  * refuses them; a batch leaves the journal only when ClickHouse has it; a new batcher on the
  * same journal first inserts what an earlier process left (under the same tokens, so nothing is
  * stored twice), reading it batch by batch as room frees up. Without one, a crash (not a clean
- * SIGTERM/SIGINT, which flushes) loses what is buffered.
+ * SIGTERM/SIGINT, which flushes) loses what is buffered. `close` gives up after `closeTimeoutMs`,
+ * leaving what is unsent in the journal.
  */
-export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): EventSink & { buffered(): number; bufferedBytes(): number } {
+export function createBatcher(
+  ch: ClickHouseClient,
+  opts: BatcherOptions = {},
+): EventSink & { buffered(): number; bufferedBytes(): number; quarantined(): number } {
   // Rows are encoded as they arrive, so a large batch costs no event-loop stall; fewer, larger
   // inserts leave the engine fewer parts to write and merge (16 a batch with the rollups), and
   // each insert costs ~10 ms of engine CPU per view whatever its size. The count bound is high
@@ -170,30 +202,48 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
 
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-  async function insertWithRetry(table: IngestTable, batch: Batch): Promise<void> {
-    let delay = baseDelay;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await insertLines(ch, table, batch.body, { token: batch.token });
-        if (failingSince) {
-          log(`[sightline] ingest: ClickHouse inserts recovered after ${Math.round((Date.now() - failingSince) / 1000)} s; draining ${buffered} buffered rows`);
-          failingSince = 0;
-        }
-        return;
-      } catch (err) {
-        if (!failingSince) failingSince = Date.now();
-        // One line per doubling keeps an outage visible without flooding the log.
-        if ((attempt & (attempt - 1)) === 0) {
-          log(`[sightline] ingest: ClickHouse insert into ${table} failed (attempt ${attempt}, ${buffered} rows buffered of ${maxBuffered}); retrying: ${(err as Error).message}`);
-        }
-        await sleep(delay);
-        delay = Math.min(delay * 2, maxDelay);
+  // Giving up (close's deadline) ends every wait for ClickHouse at once; the inserts in flight are
+  // left to finish or not, and a replay dedupes whatever they stored.
+  let gaveUp = false;
+  let giveUp!: () => void;
+  const givenUp = new Promise<never>((_, reject) => {
+    giveUp = () => {
+      gaveUp = true;
+      reject(new GaveUpError('gave up waiting for ClickHouse'));
+    };
+  });
+  givenUp.catch(() => {});
+  const abortable = <T>(work: Promise<T>): Promise<T> => Promise.race([work, givenUp]);
+  const quarantine = opts.quarantine ?? logQuarantine(log);
+  let quarantined = 0;
+
+  const delivery: DeliveryContext = {
+    ch,
+    quarantine,
+    log,
+    sleep: (ms) => abortable(sleep(ms)),
+    abortable,
+    retryDelay: (attempt) => Math.min(baseDelay * 2 ** Math.min(attempt - 1, 30), maxDelay),
+    unknownErrorGraceMs: opts.unknownErrorGraceMs ?? 10_000,
+    isolationBudgetMs: opts.isolationBudgetMs ?? 30_000,
+    now: () => Date.now(),
+    onRetry(table, err, kind, attempt) {
+      if (!failingSince) failingSince = Date.now();
+      // One line per doubling keeps an outage visible without flooding the log.
+      if ((attempt & (attempt - 1)) === 0) {
+        log(`[sightline] ingest: ClickHouse insert into ${table} failed (attempt ${attempt}, ${kind} error, ${buffered} rows buffered of ${maxBuffered}); retrying: ${insertErrorText(err, 300)}`);
       }
-    }
-  }
+    },
+    onInserted() {
+      if (failingSince) {
+        log(`[sightline] ingest: ClickHouse inserts recovered after ${Math.round((Date.now() - failingSince) / 1000)} s; draining ${buffered} buffered rows`);
+        failingSince = 0;
+      }
+    },
+  };
 
   function takeBacklog(): void {
-    while (backlogNext < backlog.length && (backlogHeld === 0 || bufferedBytes < maxBufferedBytes / 2)) {
+    while (!gaveUp && backlogNext < backlog.length && (backlogHeld === 0 || bufferedBytes < maxBufferedBytes / 2)) {
       const { table, token, load } = backlog[backlogNext++]!;
       const rows = load();
       if (!rows) continue;
@@ -208,9 +258,20 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
   function drain(table: IngestTable): Promise<void> {
     const q = queues[table];
     q.draining ??= (async () => {
-      while (q.sealed.length > 0) {
+      while (q.sealed.length > 0 && !gaveUp) {
         const batch = q.sealed[0];
-        await insertWithRetry(table, batch);
+        let refused: number;
+        try {
+          refused = await deliverBatch(delivery, table, batch);
+        } catch (err) {
+          // Given up: the batch stays sealed in the journal.
+          if (err instanceof GaveUpError) return;
+          throw err;
+        }
+        if (refused > 0) {
+          quarantined += refused;
+          log(`[sightline] ingest: quarantined ${refused} of ${batch.rows} rows of a batch into ${table} that ClickHouse refused as invalid (in ${quarantine.where}; ${quarantined} since start)`);
+        }
         journal?.done(table, batch.token);
         q.sealed.shift();
         buffered -= batch.rows;
@@ -259,13 +320,13 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
       let idle = true;
       for (const table of Object.keys(queues) as IngestTable[]) {
         const q = queues[table];
-        while (q.draining || q.sealed.length > 0 || q.open.rows > 0) {
+        while (!gaveUp && (q.draining || q.sealed.length > 0 || q.open.rows > 0)) {
           idle = false;
           seal(q);
           await drain(table);
         }
       }
-      if (idle && backlogNext >= backlog.length) return;
+      if (gaveUp || (idle && backlogNext >= backlog.length)) return;
     }
   }
 
@@ -302,10 +363,20 @@ export function createBatcher(ch: ClickHouseClient, opts: BatcherOptions = {}): 
     flush,
     async close() {
       clearInterval(timer);
-      await flush();
-      closed = true;
+      const deadline = opts.closeTimeoutMs === undefined ? undefined : setTimeout(giveUp, opts.closeTimeoutMs);
+      try {
+        await flush();
+      } finally {
+        clearTimeout(deadline);
+        closed = true;
+      }
+      if (gaveUp) {
+        // The open rows were sealed (and journaled) by flush; everything unsent is in the journal.
+        log(`[sightline] ingest: stopped waiting for ClickHouse after ${opts.closeTimeoutMs} ms; ${buffered} rows stay ${journal ? 'in the journal for the next start' : 'unsent (no journal)'}`);
+      }
     },
     buffered: () => buffered,
     bufferedBytes: () => bufferedBytes,
+    quarantined: () => quarantined,
   };
 }

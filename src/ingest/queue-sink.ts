@@ -1,4 +1,7 @@
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
+import { insertErrorText } from '../adapters/clickhouse-errors.js';
+import { insertIsolatingRefused, skipSuffix, type IsolationProgress } from './poison.js';
+import { logQuarantine, type Quarantine } from './quarantine.js';
 import type { EventSink } from './sink.js';
 import { validRowText } from './valid-text.js';
 import { logError } from '../log.js';
@@ -47,52 +50,115 @@ async function digest(text: string): Promise<string> {
 
 type Message = MessageBatch<EventsMessage>['messages'][number];
 
-async function insertRows(clickhouse: ClickHouseClient, table: EventsMessage['table'], messages: Message[]): Promise<void> {
+async function insertRows(clickhouse: ClickHouseClient, table: EventsMessage['table'], rows: Record<string, unknown>[], token: string): Promise<void> {
   await clickhouse.insert({
     table,
-    // The producer's row builders made the text valid; a message from another deploy (or written
-    // before they did) is made valid here, or one bad string would hold its whole batch back.
-    values: messages.flatMap((m) => m.body.rows.map(validRowText)),
+    values: rows,
     format: 'JSONEachRow',
     clickhouse_settings: {
       insert_deduplicate: 1,
       deduplicate_blocks_in_dependent_materialized_views: 1,
-      insert_deduplication_token: await digest(messages.map((m) => m.id).sort().join(',')),
+      insert_deduplication_token: token,
     },
   });
 }
 
-/** The server answered with an exception (bad data, unknown table): nothing was inserted. */
-const rejectedByServer = (err: unknown) => /^\d+$/.test(String((err as { code?: unknown }).code ?? ''));
+/**
+ * The rows of one table's messages, and the dedup token of any part of them: whole messages go
+ * under the digest of their ids (one message: its own id's), a part of one message under that
+ * message's token and the row range. A message is acked only once all its rows are placed, so a
+ * redelivered message, whatever it is grouped with, meets the tokens it was stored under.
+ */
+function messageRows(messages: Message[]) {
+  // The producer's row builders made the text valid; a message from another deploy (or written
+  // before they did) is made valid here, or one bad string would hold its whole batch back.
+  const rows = messages.flatMap((m) => m.body.rows.map(validRowText));
+  /** starts[i]: the first row of message i; starts[messages.length]: the row count. */
+  const starts = [0];
+  for (const m of messages) starts.push(starts[starts.length - 1] + m.body.rows.length);
+  const messageOf = (row: number) => {
+    let i = 0;
+    while (starts[i + 1] <= row) i++;
+    return i;
+  };
+  const tokenFor = async (from: number, to: number, skip: readonly number[]) => {
+    const first = messageOf(from);
+    const last = messageOf(to - 1);
+    if (starts[first] === from && starts[last + 1] === to && skip.length === 0) return digest(messages.slice(first, last + 1).map((m) => m.id).sort().join(','));
+    if (first !== last) throw new Error(`rows ${from}-${to} cut across messages`);
+    const base = starts[first];
+    return `${await digest(messages[first].id)}:${from - base}-${to - base}${skipSuffix(skip.map((i) => i - base))}`;
+  };
+  /** Several messages are cut between messages (at the boundary nearest the middle); one message in the middle. */
+  const splitAt = (from: number, to: number) => {
+    const first = messageOf(from);
+    const last = messageOf(to - 1);
+    const middle = from + Math.floor((to - from) / 2);
+    if (first === last) return middle;
+    let best = starts[first + 1];
+    for (let i = first + 1; i <= last; i++) if (Math.abs(starts[i] - middle) < Math.abs(best - middle)) best = starts[i];
+    return best;
+  };
+  const withinOneMessage = (from: number, to: number) => messageOf(from) === messageOf(to - 1);
+  return { rows, starts, tokenFor, splitAt, withinOneMessage };
+}
 
 /**
  * Queue consumer: one insert per table per batch, each message acked once its rows are in. The
  * dedup token is derived from the message ids, so a redelivered set of messages is not counted
- * twice. When ClickHouse rejects a batch, its messages are tried one by one so a single bad
- * message cannot hold the others back; what still fails is retried, and after `max_retries` the
- * queue moves it to the dead-letter queue.
+ * twice. Rows ClickHouse refuses for their data are isolated (see insertIsolatingRefused, the
+ * same split as the Node batcher's): the other rows are stored, the refused ones go to the
+ * quarantine (R2 `quarantine/`) and their messages are acked. On any other error the messages
+ * not yet placed are retried by the queue; after `max_retries` it moves them to the dead-letter queue.
  */
-export async function consumeEvents(batch: MessageBatch<EventsMessage>, clickhouse: ClickHouseClient): Promise<void> {
+export async function consumeEvents(batch: MessageBatch<EventsMessage>, clickhouse: ClickHouseClient, quarantine: Quarantine = logQuarantine(logError)): Promise<void> {
   const byTable = new Map<EventsMessage['table'], Message[]>();
   for (const m of batch.messages) byTable.set(m.body.table, [...(byTable.get(m.body.table) ?? []), m]);
-  for (const [table, messages] of byTable) {
+  for (const [table, messages] of byTable) await consumeTable(clickhouse, quarantine, table, messages);
+}
+
+async function consumeTable(clickhouse: ClickHouseClient, quarantine: Quarantine, table: EventsMessage['table'], messages: Message[]): Promise<void> {
+  const { rows, starts, tokenFor, splitAt, withinOneMessage } = messageRows(messages);
+  const progress: IsolationProgress = { placed: 0, refused: [], inserts: 0 };
+  let failure: unknown;
+  try {
+    await insertIsolatingRefused(
+      {
+        rows: rows.length,
+        insert: (from, to, skip, token) => insertRows(clickhouse, table, rows.slice(from, to).filter((_, i) => !skip.includes(from + i)), token),
+        tokenFor,
+        splitAt,
+        setApartNamedRow: withinOneMessage,
+        onFailure: async (err) => {
+          throw err;
+        },
+        onSplit: (err) => logError(`[sightline] queue insert into ${table}: ClickHouse refused ${rows.length} rows (${insertErrorText(err, 200)}); splitting them to isolate the refused rows`),
+      },
+      progress,
+    );
+  } catch (err) {
+    failure = err;
+  }
+  // Messages whose rows are all placed (a prefix: parts are placed in row order).
+  let done = 0;
+  while (done < messages.length && starts[done + 1] <= progress.placed) done++;
+  const refused = progress.refused.filter((r) => r.index < starts[done]);
+  if (refused.length > 0) {
     try {
-      await insertRows(clickhouse, table, messages);
-      for (const m of messages) m.ack();
+      await quarantine.put({
+        table,
+        token: await tokenFor(0, starts[done], []),
+        at: new Date(),
+        rows: refused.map((r) => ({ line: JSON.stringify(rows[r.index]), error: r.error })),
+      });
+      logError(`[sightline] queue insert into ${table}: quarantined ${refused.length} of ${starts[done]} rows ClickHouse refused as invalid (in ${quarantine.where})`);
     } catch (err) {
-      const single = messages.length > 1 && rejectedByServer(err);
-      logError(`[sightline] queue insert into ${table} failed (attempt ${messages[0].attempts})`, err);
-      for (const m of messages) {
-        try {
-          if (!single) throw err;
-          await insertRows(clickhouse, table, [m]);
-          m.ack();
-        } catch {
-          m.retry({ delaySeconds: 2 });
-        }
-      }
+      failure ??= err;
+      done = 0;
     }
   }
+  if (failure !== undefined) logError(`[sightline] queue insert into ${table} failed (attempt ${messages[0].attempts}): ${insertErrorText(failure)}`);
+  messages.forEach((m, i) => (i < done ? m.ack() : m.retry({ delaySeconds: 2 })));
 }
 
 /** Dead-lettered batches are kept as JSON in the exports bucket for inspection and replay. */

@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
+import type { RunningBridge } from '../../scripts/bridges/listen.js';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { closeHarness, createHarness, TEST_REDIS_URL, type Harness } from '../helpers/harness.js';
+
+// The Node server (src/entry/node.ts, as `npm start` runs it) against a ClickHouse HTTP endpoint
+// (the bridge over this process's embedded engine) behind a proxy that the test makes hang or
+// refuse. SIGTERM must end the process within 10 s; what it could not send stays in its journal
+// and the next start on the same DATA_DIR inserts it, exactly once.
+
+let h: Harness;
+let bridge: RunningBridge;
+let proxy: FaultProxy;
+let dataDir: string;
+
+beforeAll(async () => {
+  h = await createHarness();
+  bridge = await startClickHouseBridge({ clickhouse: h.deps.clickhouse });
+  proxy = await startFaultProxy({ host: '127.0.0.1', port: Number(new URL(bridge.url).port) });
+  dataDir = mkdtempSync(join(tmpdir(), 'sightline-sigterm-'));
+});
+afterAll(async () => {
+  await proxy.close();
+  await bridge.close();
+  await closeHarness();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const freePort = async () => {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const { port } = s.address() as { port: number };
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+};
+
+describe('SIGTERM while ClickHouse hangs or refuses', () => {
+  it('ends the process within 10 s, and the next start inserts the journaled events exactly once', async () => {
+    const port = await freePort();
+    // Events wait in the buffer until shutdown: the flush interval is longer than the test.
+    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, CLICKHOUSE_URL: proxy.url, TRUST_PROXY: '1', INGEST_IP_PER_MIN: '100000', INGEST_FLUSH_MS: '600000' };
+    let output = '';
+    const start = async (): Promise<ChildProcess> => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/node.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('exit', () => (output += out));
+      for (let i = 0; i < 300 && !out.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 100));
+      if (!out.includes('listening on')) throw new Error(`server did not start: ${out}`);
+      return child;
+    };
+    const owner = await h.user('sigterm');
+    const domain = h.domain('sigterm');
+    const site = (await (await h.call('POST', '/api/v1/projects', { token: owner.writeKey, body: { name: 'S', domain } })).json()).id;
+    let sent = 0;
+    const send = async (count: number) => {
+      for (let i = 0; i < count; i++, sent++) {
+        const res = await fetch(`http://127.0.0.1:${port}/api/event`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0', 'X-Forwarded-For': `10.7.${sent >> 8}.${sent & 255}` },
+          body: JSON.stringify({ site, kind: 'pageview', url: `https://${domain}/s${sent % 4}` }),
+        });
+        expect(res.status).toBe(202);
+      }
+    };
+    const stored = async () => {
+      const rs = await h.deps.clickhouse.query({ query: 'SELECT count() AS n FROM events WHERE project_id = {id:String}', query_params: { id: site }, format: 'JSONEachRow' });
+      return Number((await rs.json<{ n: string }>())[0].n);
+    };
+    const terminate = async (child: ChildProcess) => {
+      const started = Date.now();
+      child.kill('SIGTERM');
+      const [code] = (await once(child, 'exit')) as [number | null];
+      return { ms: Date.now() - started, code };
+    };
+
+    for (const fault of ['hang', 'refuse'] as const) {
+      const server = await start();
+      await send(60);
+      // What an earlier run left is inserted at start (before this round's fault).
+      await expect.poll(stored, { timeout: 10_000, interval: 100 }).toBe(sent - 60);
+      await proxy.mode(fault);
+      const { ms, code } = await terminate(server);
+      expect({ fault, exitedWithinMs: ms < 10_000, code }).toEqual({ fault, exitedWithinMs: true, code: 0 });
+      expect(output).toMatch(/stopped waiting for ClickHouse after 6000 ms; 60 rows stay in the journal/);
+      await proxy.mode('up');
+      expect(await stored()).toBe(sent - 60);
+    }
+    expect(readdirSync(join(dataDir, 'ingest-journal')).filter((n) => n.startsWith('events.'))).toHaveLength(1);
+
+    // A working ClickHouse again: the next start inserts the journaled batch, once.
+    const server = await start();
+    try {
+      await expect.poll(stored, { timeout: 20_000, interval: 250 }).toBe(120);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await stored()).toBe(120);
+    } finally {
+      await terminate(server);
+    }
+    expect(readdirSync(join(dataDir, 'ingest-journal')).filter((n) => n.startsWith('events.'))).toEqual([]);
+    expect(output.match(/60 rows an earlier process left in the journal/g)).toHaveLength(2);
+  }, 120_000);
+});
