@@ -196,7 +196,7 @@ export function createBatcher(
   const backlog = journal?.recover() ?? [];
   let backlogNext = 0;
   let backlogHeld = 0;
-  if (backlog.length > 0) log(`[sightline] ingest: rows an earlier process left in the journal are being inserted (${backlog.length} batches)`);
+  if (backlog.length > 0) log(`[sightline] ingest: rows an earlier process left in the journal are being inserted (${backlog.length} ${backlog.length === 1 ? 'batch' : 'batches'})`);
   let failingSince = 0;
   let closed = false;
 
