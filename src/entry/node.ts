@@ -44,7 +44,8 @@ async function main() {
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
   const services = createServices(deps);
   const app = createApp(deps, services);
-  const scheduler = startScheduler(deps);
+  // Exports, email reports and alerts: the same job code as the Worker's cron, every JOBS_INTERVAL_SEC.
+  const scheduler = startScheduler(deps, { intervalMs: config.JOBS_INTERVAL_SEC * 1000 });
   // POST /api/event is answered straight from Node's request objects; everything else by Hono.
   const server = createNodeServer(app.fetch, services);
   server.listen(config.PORT, config.HOST, () => {
