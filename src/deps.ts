@@ -20,6 +20,8 @@ export interface Deps {
   importParsers?: import('./ingest/import-pool.js').ImportParserPool;
   /** Where scheduled exports are written: R2 on Workers, DATA_DIR/exports on Node. */
   exportStore?: ExportStore;
+  /** Outgoing email (reports, alerts): SMTP on Node, an email API on Workers; absent when not configured (routes answer 409). */
+  mailer?: import('./notify/mailer.js').Mailer;
 }
 
 /** A flat store of export files by name. */
