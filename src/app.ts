@@ -21,6 +21,8 @@ import { dashboardRoutes } from './dashboard/routes.js';
 import { shareApiRoutes } from './dashboard/share-api.js';
 import { memberRoutes } from './projects/member-routes.js';
 import { excludedIpRoutes } from './projects/excluded-ip-routes.js';
+import { emailReportRoutes } from './notify/email-report-routes.js';
+import { unsubscribeRoutes } from './notify/unsubscribe-routes.js';
 
 /**
  * The whole service as one Hono app. It knows nothing of the runtime: the entry points build
@@ -41,6 +43,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   app.route('/', ingestPublicRoutes());
   app.route('/api/auth', authRoutes());
   app.route('/api/account', accountRoutes());
+  // The unsubscribe link of email reports: public, its token is the credential.
+  app.route('/', unsubscribeRoutes());
 
   const v1 = new Hono<AppEnv>();
   v1.use('*', authenticate());
@@ -53,6 +57,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   v1.route('/projects', scheduleRoutes());
   v1.route('/projects', memberRoutes());
   v1.route('/projects', excludedIpRoutes());
+  v1.route('/projects', emailReportRoutes());
   app.route('/api/v1', v1);
 
   // The agent endpoint and its OAuth authorization server; MCP tools run the routes above in-process.

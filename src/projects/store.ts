@@ -26,6 +26,11 @@ export const ProjectKeys = {
   exportSchedule: (id: string) => `project:${id}:export-schedule`,
   /** IPs whose events are dropped (`X-Sightline-Dropped: excluded-ip`). */
   excludedIps: (id: string) => `project:${id}:excluded-ips`,
+  /** Email report settings, and its recipients as a set (an unsubscribe removes one atomically). */
+  emailReport: (id: string) => `project:${id}:email-report`,
+  emailRecipients: (id: string) => `project:${id}:email-report:recipients`,
+  /** Alerts: hash of alert id → alert. */
+  alerts: (id: string) => `project:${id}:alerts`,
   accountProjects: (accountId: string) => `acct:${accountId}:projects`,
 };
 
@@ -37,6 +42,9 @@ const PER_PROJECT_KEYS = [
   ProjectKeys.funnels,
   ProjectKeys.exportSchedule,
   ProjectKeys.excludedIps,
+  ProjectKeys.emailReport,
+  ProjectKeys.emailRecipients,
+  ProjectKeys.alerts,
 ];
 
 export type CreateOutcome =
