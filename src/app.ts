@@ -22,6 +22,7 @@ import { shareApiRoutes } from './dashboard/share-api.js';
 import { memberRoutes } from './projects/member-routes.js';
 import { excludedIpRoutes } from './projects/excluded-ip-routes.js';
 import { emailReportRoutes } from './notify/email-report-routes.js';
+import { alertRoutes } from './notify/alert-routes.js';
 import { unsubscribeRoutes } from './notify/unsubscribe-routes.js';
 
 /**
@@ -58,6 +59,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   v1.route('/projects', memberRoutes());
   v1.route('/projects', excludedIpRoutes());
   v1.route('/projects', emailReportRoutes());
+  v1.route('/projects', alertRoutes());
   app.route('/api/v1', v1);
 
   // The agent endpoint and its OAuth authorization server; MCP tools run the routes above in-process.

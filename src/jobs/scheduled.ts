@@ -2,11 +2,13 @@ import type { Deps } from '../deps.js';
 import { rotateSalts } from '../ingest/enrich/visitor.js';
 import { runDueExports, type ExportRun } from './scheduled-exports.js';
 import { runDueEmailReports, type EmailReportRun } from './scheduled-email-reports.js';
+import { runAlerts, type AlertFiring } from './scheduled-alerts.js';
 import type { Fetch } from './webhook.js';
 
 export interface ScheduledSummary {
   exports: ExportRun[];
   emailReports: EmailReportRun[];
+  alerts: AlertFiring[];
   errors: string[];
 }
 
@@ -18,7 +20,7 @@ export interface JobOptions {
 
 /**
  * The periodic jobs, run by the Workers cron trigger and by the Node in-process scheduler:
- * visitor-salt rotation, due scheduled exports and due email reports. Each is idempotent and locks in Redis, so
+ * visitor-salt rotation, due scheduled exports, due email reports, and every alert. Each is idempotent and locks in Redis, so
  * overlapping runners (several isolates or processes) do the work once.
  */
 export async function runScheduledJobs(deps: Deps, now: number, opts: JobOptions = {}): Promise<ScheduledSummary> {
@@ -32,5 +34,14 @@ export async function runScheduledJobs(deps: Deps, now: number, opts: JobOptions
     errors.push(`email reports failed: ${(err as Error).message}`);
     return { runs: [], errors: [] };
   });
-  return { exports: exports.runs, emailReports: reports.runs, errors: [...errors, ...exports.errors, ...reports.errors] };
+  const alerts = await runAlerts(deps, now, { fetch: opts.fetch, delaysMs: opts.emailRetryDelaysMs }).catch((err) => {
+    errors.push(`alerts failed: ${(err as Error).message}`);
+    return { fired: [], errors: [] };
+  });
+  return {
+    exports: exports.runs,
+    emailReports: reports.runs,
+    alerts: alerts.fired,
+    errors: [...errors, ...exports.errors, ...reports.errors, ...alerts.errors],
+  };
 }

@@ -29,8 +29,9 @@ export const ProjectKeys = {
   /** Email report settings, and its recipients as a set (an unsubscribe removes one atomically). */
   emailReport: (id: string) => `project:${id}:email-report`,
   emailRecipients: (id: string) => `project:${id}:email-report:recipients`,
-  /** Alerts: hash of alert id → alert. */
+  /** Alerts: hash of alert id → alert, and of alert id → evaluation state. */
   alerts: (id: string) => `project:${id}:alerts`,
+  alertStates: (id: string) => `project:${id}:alert-states`,
   accountProjects: (accountId: string) => `acct:${accountId}:projects`,
 };
 
@@ -45,6 +46,7 @@ const PER_PROJECT_KEYS = [
   ProjectKeys.emailReport,
   ProjectKeys.emailRecipients,
   ProjectKeys.alerts,
+  ProjectKeys.alertStates,
 ];
 
 export type CreateOutcome =
