@@ -1,16 +1,16 @@
 import type { Deps } from '../deps.js';
-import { runScheduledJobs } from './scheduled.js';
+import { runScheduledJobs, type JobOptions } from './scheduled.js';
 
 /**
  * The Node counterpart of the Workers cron trigger: runs the periodic jobs every `intervalMs`
  * (60 s). Ticks never overlap; the timer is unref'd so it never keeps the process alive, and
  * `stop()` waits for a running tick. The jobs lock in Redis, so several processes may run this.
  */
-export function startScheduler(deps: Deps, opts: { intervalMs?: number } = {}): { stop(): Promise<void> } {
+export function startScheduler(deps: Deps, opts: { intervalMs?: number; jobs?: JobOptions } = {}): { stop(): Promise<void> } {
   let running: Promise<void> | null = null;
   const tick = () => {
     if (running) return;
-    running = runScheduledJobs(deps, deps.clock.now())
+    running = runScheduledJobs(deps, deps.clock.now(), opts.jobs)
       .then((summary) => {
         for (const e of summary.errors) console.error(`[sightline] scheduled job: ${e}`);
       })

@@ -22,14 +22,19 @@ export interface AlertFiring extends AlertDelivery {
  * lock, and its new state is saved before delivery, so concurrent runners never fire it twice
  * (at most once: a runner that dies mid-delivery does not resend).
  */
-export async function runAlerts(deps: Deps, now: number, opts: { fetch?: Fetch; delaysMs?: readonly number[] } = {}): Promise<{ fired: AlertFiring[]; errors: string[] }> {
+export async function runAlerts(
+  deps: Deps,
+  now: number,
+  opts: { fetch?: Fetch; delaysMs?: readonly number[]; onlyProjects?: ReadonlySet<string> } = {},
+): Promise<{ fired: AlertFiring[]; errors: string[] }> {
   const fired: AlertFiring[] = [];
   const errors: string[] = [];
   const { redis } = deps;
-  for (const projectId of await alertStore.projects(redis)) {
+  const projectIds = opts.onlyProjects ? [...opts.onlyProjects] : await alertStore.projects(redis);
+  for (const projectId of projectIds) {
     const [project, alerts] = await Promise.all([getProject(redis, projectId), alertStore.list(redis, projectId)]);
     if (!project || alerts.length === 0) {
-      await alertStore.forgetProject(redis, projectId);
+      if (!opts.onlyProjects) await alertStore.forgetProject(redis, projectId);
       continue;
     }
     for (const alert of alerts) {

@@ -23,13 +23,18 @@ export interface EmailReportRun {
  * fail after retries are logged (send.ts) and counted in `lastResult`; the slot still counts as
  * sent, so the others never get it twice. Without a mailer nothing is sent and due reports wait.
  */
-export async function runDueEmailReports(deps: Deps, now: number, opts: { delaysMs?: readonly number[] } = {}): Promise<{ runs: EmailReportRun[]; errors: string[] }> {
+export async function runDueEmailReports(
+  deps: Deps,
+  now: number,
+  opts: { delaysMs?: readonly number[]; onlyProjects?: ReadonlySet<string> } = {},
+): Promise<{ runs: EmailReportRun[]; errors: string[] }> {
   const runs: EmailReportRun[] = [];
   const errors: string[] = [];
   const mailer = deps.mailer;
   if (!mailer) return { runs, errors };
   const { redis } = deps;
-  for (const projectId of await emailReportStore.due(redis, now, MAX_PER_TICK)) {
+  const due = opts.onlyProjects ? await emailReportStore.dueAmong(redis, now, [...opts.onlyProjects]) : await emailReportStore.due(redis, now, MAX_PER_TICK);
+  for (const projectId of due) {
     const [found, project] = await Promise.all([emailReportStore.get(redis, projectId), getProject(redis, projectId)]);
     if (!found || !project) {
       await emailReportStore.forget(redis, projectId);

@@ -12,10 +12,11 @@ export interface ScheduledSummary {
   errors: string[];
 }
 
-/** Test hooks: where webhooks go, and how long email retries wait. */
+/** Test hooks: where webhooks go, how long email retries wait, and which projects' reports and alerts to handle (all when unset). */
 export interface JobOptions {
   fetch?: Fetch;
   emailRetryDelaysMs?: readonly number[];
+  onlyProjects?: ReadonlySet<string>;
 }
 
 /**
@@ -30,11 +31,11 @@ export async function runScheduledJobs(deps: Deps, now: number, opts: JobOptions
     errors.push(`scheduled exports failed: ${(err as Error).message}`);
     return { runs: [], errors: [] };
   });
-  const reports = await runDueEmailReports(deps, now, { delaysMs: opts.emailRetryDelaysMs }).catch((err) => {
+  const reports = await runDueEmailReports(deps, now, { delaysMs: opts.emailRetryDelaysMs, onlyProjects: opts.onlyProjects }).catch((err) => {
     errors.push(`email reports failed: ${(err as Error).message}`);
     return { runs: [], errors: [] };
   });
-  const alerts = await runAlerts(deps, now, { fetch: opts.fetch, delaysMs: opts.emailRetryDelaysMs }).catch((err) => {
+  const alerts = await runAlerts(deps, now, { fetch: opts.fetch, delaysMs: opts.emailRetryDelaysMs, onlyProjects: opts.onlyProjects }).catch((err) => {
     errors.push(`alerts failed: ${(err as Error).message}`);
     return { fired: [], errors: [] };
   });

@@ -81,6 +81,12 @@ export const emailReportStore = {
     return (await redis.zrange<string[]>(REPORTS_DUE_KEY, 0, now, { byScore: true, offset: 0, count })).map(String);
   },
 
+  /** Of `projectIds`, those whose report is due at `now` (a run scoped to some projects). */
+  async dueAmong(redis: Redis, now: number, projectIds: string[]): Promise<string[]> {
+    const scores = await Promise.all(projectIds.map((id) => redis.zscore(REPORTS_DUE_KEY, id)));
+    return projectIds.filter((_, i) => scores[i] !== null && Number(scores[i]) <= now);
+  },
+
   /** Records a scheduled send and moves the report to its next send time (XX: a report deleted meanwhile stays deleted). */
   async completed(redis: Redis, projectId: string, run: { slot: number; next: number; now: number; sent: number; failed: number }): Promise<void> {
     const current = await redis.get<EmailReport>(ProjectKeys.emailReport(projectId));

@@ -333,11 +333,11 @@ describe('scheduled sending', () => {
   it('sends Monday after 08:00 in the project zone, once per slot, from the jobs run', async () => {
     const before = sentTo('ceo@reports.example').length;
     clock.set(Date.parse('2026-03-16T06:59:00Z')); // 07:59 Berlin
-    let summary = await runScheduledJobs(h.deps, clock.now(), { emailRetryDelaysMs: FAST_RETRIES });
+    let summary = await runScheduledJobs(h.deps, clock.now(), { emailRetryDelaysMs: FAST_RETRIES, onlyProjects: new Set([projectId]) });
     expect(summary.emailReports.filter((r) => r.projectId === projectId)).toEqual([]);
 
     clock.set(Date.parse('2026-03-16T07:01:00Z')); // 08:01 Berlin
-    summary = await runScheduledJobs(h.deps, clock.now(), { emailRetryDelaysMs: FAST_RETRIES });
+    summary = await runScheduledJobs(h.deps, clock.now(), { emailRetryDelaysMs: FAST_RETRIES, onlyProjects: new Set([projectId]) });
     expect(summary.emailReports.filter((r) => r.projectId === projectId)).toEqual([{ projectId, slot: Date.parse('2026-03-16T07:00:00Z'), sent: 1, failed: 0 }]);
     const [mail] = (await sink.waitFor((m) => m.to.includes('ceo@reports.example'), before + 1)).slice(-1);
     expect(mail!.parsed.subject).toBe(`Weekly report for ${domain} (Mar 9 – Mar 15, 2026)`);
@@ -345,7 +345,7 @@ describe('scheduled sending', () => {
     expect(sentTo('growth@reports.example')).toHaveLength(1);
 
     clock.set(Date.parse('2026-03-16T09:00:00Z'));
-    summary = await runScheduledJobs(h.deps, clock.now(), { emailRetryDelaysMs: FAST_RETRIES });
+    summary = await runScheduledJobs(h.deps, clock.now(), { emailRetryDelaysMs: FAST_RETRIES, onlyProjects: new Set([projectId]) });
     expect(summary.emailReports.filter((r) => r.projectId === projectId)).toEqual([]);
     expect(sentTo('ceo@reports.example')).toHaveLength(before + 1);
     const state = (await (await h.call('GET', path(), { token: owner.writeKey })).json()) as Record<string, unknown>;
@@ -355,7 +355,7 @@ describe('scheduled sending', () => {
   it('sends a slot once even when several runners race for it', async () => {
     const before = sentTo('ceo@reports.example').length;
     clock.set(Date.parse('2026-03-23T07:30:00Z'));
-    const results = await Promise.all([1, 2, 3].map(() => runDueEmailReports(h.deps, clock.now(), { delaysMs: FAST_RETRIES })));
+    const results = await Promise.all([1, 2, 3].map(() => runDueEmailReports(h.deps, clock.now(), { delaysMs: FAST_RETRIES, onlyProjects: new Set([projectId]) })));
     expect(results.flatMap((r) => r.runs).filter((r) => r.projectId === projectId)).toHaveLength(1);
     await sink.waitFor((m) => m.to.includes('ceo@reports.example'), before + 1);
     await new Promise((r) => setTimeout(r, 200));
@@ -366,10 +366,10 @@ describe('scheduled sending', () => {
     const before = sentTo('ceo@reports.example').length;
     // The slots of 30 March and 6 April passed while the jobs were down; it is now Wednesday 8 April.
     clock.set(Date.parse('2026-04-08T12:00:00Z'));
-    const first = await runDueEmailReports(h.deps, clock.now(), { delaysMs: FAST_RETRIES });
+    const first = await runDueEmailReports(h.deps, clock.now(), { delaysMs: FAST_RETRIES, onlyProjects: new Set([projectId]) });
     // The latest slot: Monday 6 April 08:00 Berlin summer time (06:00Z).
     expect(first.runs.filter((r) => r.projectId === projectId)).toEqual([{ projectId, slot: Date.parse('2026-04-06T06:00:00Z'), sent: 1, failed: 0 }]);
-    const second = await runDueEmailReports(h.deps, clock.now() + HOUR, { delaysMs: FAST_RETRIES });
+    const second = await runDueEmailReports(h.deps, clock.now() + HOUR, { delaysMs: FAST_RETRIES, onlyProjects: new Set([projectId]) });
     expect(second.runs.filter((r) => r.projectId === projectId)).toEqual([]);
     const mails = await sink.waitFor((m) => m.to.includes('ceo@reports.example'), before + 1);
     expect(mails).toHaveLength(before + 1);
@@ -381,9 +381,9 @@ describe('scheduled sending', () => {
     expect((await h.call('PUT', path(), { token: owner.writeKey, body: { frequency: 'monthly', recipients: ['ceo@reports.example'] } })).status).toBe(200);
     const before = sentTo('ceo@reports.example').length;
     clock.set(Date.parse('2026-05-01T05:59:00Z')); // 07:59 Berlin
-    expect((await runDueEmailReports(h.deps, clock.now(), { delaysMs: FAST_RETRIES })).runs.filter((r) => r.projectId === projectId)).toEqual([]);
+    expect((await runDueEmailReports(h.deps, clock.now(), { delaysMs: FAST_RETRIES, onlyProjects: new Set([projectId]) })).runs.filter((r) => r.projectId === projectId)).toEqual([]);
     clock.set(Date.parse('2026-05-01T06:00:00Z'));
-    expect((await runDueEmailReports(h.deps, clock.now(), { delaysMs: FAST_RETRIES })).runs.filter((r) => r.projectId === projectId)).toHaveLength(1);
+    expect((await runDueEmailReports(h.deps, clock.now(), { delaysMs: FAST_RETRIES, onlyProjects: new Set([projectId]) })).runs.filter((r) => r.projectId === projectId)).toHaveLength(1);
     const mail = (await sink.waitFor((m) => m.to.includes('ceo@reports.example'), before + 1)).at(-1)!;
     expect(mail.parsed.subject).toBe(`Monthly report for ${domain} (April 2026)`);
     expect(mail.parsed.text).toContain('compared with the month before');
@@ -403,7 +403,7 @@ describe('without email on the server', () => {
     expect(send.status).toBe(409);
     expect((await call('GET', path())).status).toBe(200);
     // The jobs send nothing without a mailer: the due report waits.
-    expect((await runDueEmailReports(deps, Date.parse('2026-06-01T07:00:00Z'))).runs).toEqual([]);
+    expect((await runDueEmailReports(deps, Date.parse('2026-06-01T07:00:00Z'), { onlyProjects: new Set([projectId]) })).runs).toEqual([]);
     expect((await call('DELETE', path())).status).toBe(200);
     expect((await call('GET', path())).status).toBe(404);
     expect(await h.deps.redis.zscore(REPORTS_DUE_KEY, projectId)).toBeNull();
