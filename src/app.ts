@@ -24,6 +24,9 @@ import { dashboardRoutes } from './dashboard/routes.js';
 import { shareApiRoutes } from './dashboard/share-api.js';
 import { memberRoutes } from './projects/member-routes.js';
 import { excludedIpRoutes } from './projects/excluded-ip-routes.js';
+import { emailReportRoutes } from './notify/email-report-routes.js';
+import { alertRoutes } from './notify/alert-routes.js';
+import { unsubscribeRoutes } from './notify/unsubscribe-routes.js';
 
 /**
  * Routes whose body limit is not the default 64 KB (src/http/body-limit.ts). Every other route
@@ -58,6 +61,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   app.route('/', ingestPublicRoutes());
   app.route('/api/auth', authRoutes());
   app.route('/api/account', accountRoutes());
+  // The unsubscribe link of email reports: public, its token is the credential.
+  app.route('/', unsubscribeRoutes());
 
   const v1 = new Hono<AppEnv>();
   v1.use('*', authenticate());
@@ -70,6 +75,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   v1.route('/projects', scheduleRoutes());
   v1.route('/projects', memberRoutes());
   v1.route('/projects', excludedIpRoutes());
+  v1.route('/projects', emailReportRoutes());
+  v1.route('/projects', alertRoutes());
   app.route('/api/v1', v1);
 
   // The agent endpoint and its OAuth authorization server; MCP tools run the routes above in-process.

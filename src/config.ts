@@ -79,6 +79,20 @@ export const ConfigSchema = v.object({
       v.regex(/^$|^[0-9a-fA-F.:[\]]+(,\s*[0-9a-fA-F.:[\]]+)*$/, 'DNS_SERVERS must be a comma-separated list of IP[:port]'),
     ),
   ),
+  /** Seconds between two runs of the periodic jobs (exports, email reports, alerts) on Node; Workers use the cron. */
+  JOBS_INTERVAL_SEC: intFrom('JOBS_INTERVAL_SEC', 60),
+  /** SMTP server of outgoing email on Node (`smtp://user:pass@host:587`, `smtps://…:465`); without it email is off. */
+  SMTP_URL: v.optional(
+    v.pipe(v.string(), v.trim(), v.regex(/^$|^smtps?:\/\/[^\s]+$/, 'SMTP_URL must start with smtp:// or smtps://'), v.transform((s) => s || undefined)),
+  ),
+  /** From address of every email (`Sightline <reports@example.com>` or a bare address). */
+  SMTP_FROM: v.optional(v.pipe(v.string(), v.trim(), v.minLength(3, 'SMTP_FROM must be an email address')), 'Sightline <noreply@localhost>'),
+  /** Workers: JSON email API endpoint (Resend-style `POST {from,to,subject,text,html,headers}`); without it email is off there. */
+  EMAIL_API_URL: urlFrom('EMAIL_API_URL'),
+  /** Workers: Bearer token of EMAIL_API_URL. */
+  EMAIL_API_KEY: v.optional(v.string()),
+  /** Key of the signed unsubscribe links; when unset a random one is kept in Redis (shared by every process). */
+  UNSUBSCRIBE_SECRET: v.optional(v.pipe(v.string(), v.minLength(16, 'UNSUBSCRIBE_SECRET must be at least 16 characters'))),
   /**
    * How many proxies we run in front of the service (0: none, the socket's address is the client).
    * With n the client is the n-th X-Forwarded-For entry from the right (src/ingest/client-ip.ts).

@@ -29,6 +29,8 @@ export interface Deps {
    * environment variable: only the test harness lowers it, so suites that create many accounts stay fast.
    */
   passwordIterations?: number;
+  /** Outgoing email (reports, alerts): SMTP on Node, an email API on Workers; absent when not configured (routes answer 409). */
+  mailer?: import('./notify/mailer.js').Mailer;
 }
 
 /** A flat store of export files by name. */

@@ -28,6 +28,7 @@ export const ID_FORMATS = {
   account: { prefix: 'acc', length: 16 },
   apiKey: { prefix: 'key', length: 16 },
   project: { prefix: 'prj', length: 20 },
+  alert: { prefix: 'alr', length: 16 },
   goal: { prefix: 'gol', length: 16 },
   funnel: { prefix: 'fnl', length: 16 },
   oauthClient: { prefix: 'cli', length: 22 },

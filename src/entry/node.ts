@@ -15,6 +15,8 @@ import { startScheduler } from '../jobs/node-scheduler.js';
 import { buildNodeRuntime } from './node-deps.js';
 import { createServices } from '../services.js';
 import { createNodeServer } from '../ingest/node-event-listener.js';
+import { smtpMailer } from '../notify/smtp-mailer.js';
+import { httpMailer } from '../notify/http-mailer.js';
 import { logError, logInfo } from '../log.js';
 
 /** SIGTERM/SIGINT end the process within this long, whatever ClickHouse does (orchestrators kill at 10 s)… */
@@ -50,10 +52,14 @@ async function main() {
   const importParsers = importWorkers > 0 ? createImportWorkerPool(importWorkers) : undefined;
   const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, quarantine, flushIntervalMs: config.INGEST_FLUSH_MS, closeTimeoutMs: SINK_CLOSE_MS }), geo, dns, importParsers });
   // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
-  const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')) };
+  // Email (reports, alerts) through SMTP_URL, else a JSON email API when EMAIL_API_URL is set, else off.
+  const smtp = config.SMTP_URL ? smtpMailer(config.SMTP_URL, config.SMTP_FROM) : undefined;
+  const mailer = smtp ?? (config.EMAIL_API_URL ? httpMailer({ url: config.EMAIL_API_URL, apiKey: config.EMAIL_API_KEY, from: config.SMTP_FROM }) : undefined);
+  const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')), mailer };
   const services = createServices(deps);
   const app = createApp(deps, services);
-  const scheduler = startScheduler(deps);
+  // Exports, email reports and alerts: the same job code as the Worker's cron, every JOBS_INTERVAL_SEC.
+  const scheduler = startScheduler(deps, { intervalMs: config.JOBS_INTERVAL_SEC * 1000 });
   // POST /api/event is answered straight from Node's request objects; everything else by Hono.
   const server = createNodeServer(app.fetch, services);
   server.listen(config.PORT, config.HOST, () => {
@@ -78,6 +84,7 @@ async function main() {
     try {
       await scheduler.stop();
       await runtime.close();
+      smtp?.close();
     } finally {
       process.exit(0);
     }

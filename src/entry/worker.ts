@@ -13,6 +13,7 @@ import { dropDeletedProjects } from '../ingest/queue-live-projects.js';
 import { r2Quarantine } from '../ingest/r2-quarantine.js';
 import { runScheduledJobs } from '../jobs/scheduled.js';
 import { logError } from '../log.js';
+import { httpMailer } from '../notify/http-mailer.js';
 
 /** Bindings and secrets of the Worker (names from wrangler.toml; secrets set with wrangler). */
 export interface WorkerEnv extends Omit<Env, 'EVENTS_QUEUE'> {
@@ -52,7 +53,9 @@ function isolateFor(env: WorkerEnv): Isolate {
     database: config.CLICKHOUSE_DATABASE,
     clickhouse_settings: clickhouseSettings,
   }) as unknown as ClickHouseClient;
-  const deps: Deps = { config, redis, clickhouse, clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS) };
+  // Email through a JSON email API (EMAIL_API_URL, EMAIL_API_KEY); without it the email routes answer 409.
+  const mailer = config.EMAIL_API_URL ? httpMailer({ url: config.EMAIL_API_URL, apiKey: config.EMAIL_API_KEY, from: config.SMTP_FROM }) : undefined;
+  const deps: Deps = { config, redis, clickhouse, clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
   isolate = { fingerprint, deps, app: createApp(deps) };
   return isolate;
 }

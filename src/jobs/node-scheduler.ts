@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { runScheduledJobs } from './scheduled.js';
+import { runScheduledJobs, type JobOptions } from './scheduled.js';
 import { logError } from '../log.js';
 
 /**
@@ -7,11 +7,11 @@ import { logError } from '../log.js';
  * (60 s). Ticks never overlap; the timer is unref'd so it never keeps the process alive, and
  * `stop()` waits for a running tick. The jobs lock in Redis, so several processes may run this.
  */
-export function startScheduler(deps: Deps, opts: { intervalMs?: number } = {}): { stop(): Promise<void> } {
+export function startScheduler(deps: Deps, opts: { intervalMs?: number; jobs?: JobOptions } = {}): { stop(): Promise<void> } {
   let running: Promise<void> | null = null;
   const tick = () => {
     if (running) return;
-    running = runScheduledJobs(deps, deps.clock.now())
+    running = runScheduledJobs(deps, deps.clock.now(), opts.jobs)
       .then((summary) => {
         for (const e of summary.errors) logError(`[sightline] scheduled job: ${e}`);
       })

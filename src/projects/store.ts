@@ -30,6 +30,12 @@ export const ProjectKeys = {
   exportSchedule: (id: string) => `project:${id}:export-schedule`,
   /** IPs whose events are dropped (`X-Sightline-Dropped: excluded-ip`). */
   excludedIps: (id: string) => `project:${id}:excluded-ips`,
+  /** Email report settings, and its recipients as a set (an unsubscribe removes one atomically). */
+  emailReport: (id: string) => `project:${id}:email-report`,
+  emailRecipients: (id: string) => `project:${id}:email-report:recipients`,
+  /** Alerts: hash of alert id → alert, and of alert id → evaluation state. */
+  alerts: (id: string) => `project:${id}:alerts`,
+  alertStates: (id: string) => `project:${id}:alert-states`,
   accountProjects: (accountId: string) => `acct:${accountId}:projects`,
 };
 
@@ -42,6 +48,10 @@ const PER_PROJECT_KEYS = [
   ProjectKeys.funnels,
   ProjectKeys.exportSchedule,
   ProjectKeys.excludedIps,
+  ProjectKeys.emailReport,
+  ProjectKeys.emailRecipients,
+  ProjectKeys.alerts,
+  ProjectKeys.alertStates,
 ];
 
 export type CreateOutcome =

@@ -53,10 +53,10 @@ export const unique = (label = 'x') => `${label}-${Date.now().toString(36)}-${Ma
 
 /**
  * Builds the real app over the real Redis and the embedded ClickHouse (one per process).
- * `env` overrides configuration; `clock` and `sink` replace those adapters.
+ * `env` overrides configuration; `clock`, `sink` and `mailer` replace those adapters.
  */
 export async function createHarness(
-  opts: { env?: Record<string, string>; clock?: Clock; sink?: (deps: Omit<Deps, 'sink'>) => EventSink } = {},
+  opts: { env?: Record<string, string>; clock?: Clock; sink?: (deps: Omit<Deps, 'sink'>) => EventSink; mailer?: Deps['mailer'] } = {},
 ): Promise<Harness> {
   // Sign-ins of every test file share one address in-process; test/integration/auth-limit.test.ts checks the limit.
   const baseEnv = { DATA_DIR, REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_AUTH_PER_MIN: '100000' };
@@ -72,7 +72,9 @@ export async function createHarness(
   }
   // Password hashes at the production count (600,000) cost ~0.3 s each on a busy host; test accounts
   // use fewer. test/integration/password-hygiene.test.ts checks the default and the upgrade.
-  const deps: Deps = { ...base.deps, config, redis, clock: opts.clock ?? base.deps.clock, passwordIterations: TEST_PASSWORD_ITERATIONS };
+  const deps: Deps = { ...base.deps, config, redis, clock: opts.clock ?? base.deps.clock, passwordIterations: TEST_PASSWORD_ITERATIONS,
+    ...(opts.mailer ? { mailer: opts.mailer } : {}),
+  };
   if (opts.sink) deps.sink = opts.sink(deps);
   const services = createServices(deps);
   const app = createApp(deps, services);

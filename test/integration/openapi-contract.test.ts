@@ -11,6 +11,11 @@ import { closeHarness, createHarness, type Harness, type TestUser } from '../hel
 import { insertEvents, makeEvent } from '../helpers/events-gen.js';
 import { newProject } from '../helpers/report-fixtures.js';
 import { runDueExports } from '../../src/jobs/scheduled-exports.js';
+import { smtpMailer } from '../../src/notify/smtp-mailer.js';
+import { signUnsubscribe, unsubscribeSecret } from '../../src/notify/unsubscribe-token.js';
+import { alertStore } from '../../src/notify/alert-store.js';
+import { REPORTS_DUE_KEY } from '../../src/notify/email-report-store.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 
 /**
  * The API document is the contract: every route of the app is in it, every route is called
@@ -27,6 +32,7 @@ let h: Harness;
 let doc: Doc;
 let alice: TestUser;
 let site: { domain: string; id: string };
+let smtp: SmtpSink;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 /** `METHOD /openapi/{path}` → statuses seen, to prove each route got a success and an error. */
@@ -142,6 +148,21 @@ function successCalls(): Record<string, () => Promise<Call>> {
       await h.call('PUT', v1('/export/schedule'), { token: alice.writeKey, body: { frequency: 'daily' } });
       return api('DELETE', v1('/export/schedule'));
     },
+    'PUT /api/v1/projects/{domain}/email-reports': async () => api('PUT', v1('/email-reports'), { frequency: 'weekly', recipients: ['contract@reports.example'] }),
+    'DELETE /api/v1/projects/{domain}/email-reports': async () => {
+      await h.call('PUT', v1('/email-reports'), { token: alice.writeKey, body: { frequency: 'weekly', recipients: ['gone@reports.example'] } });
+      return api('DELETE', v1('/email-reports'));
+    },
+    'POST /api/v1/projects/{domain}/email-reports/send': async () => {
+      await h.call('PUT', v1('/email-reports'), { token: alice.writeKey, body: { frequency: 'monthly', recipients: ['contract@reports.example'] } });
+      return api('POST', v1('/email-reports/send'));
+    },
+    'POST /api/v1/projects/{domain}/alerts': async () => api('POST', v1('/alerts'), { type: 'spike', visitors: 100, email: ['oncall@reports.example'], webhookUrl: 'https://hooks.example/contract' }),
+    'DELETE /api/v1/projects/{domain}/alerts/{id}': async () => api('DELETE', v1(`/alerts/${(await created(v1('/alerts'), { type: 'silent', hours: 4, webhookUrl: 'https://hooks.example/tmp' })).id}`)),
+    'GET /email-reports/unsubscribe': async () => ({ method: 'GET', path: `/email-reports/unsubscribe?token=${await unsubscribeToken('contract@reports.example')}` }),
+    'POST /email-reports/unsubscribe': async () => ({
+      method: 'POST', path: `/email-reports/unsubscribe?token=${await unsubscribeToken('nobody@reports.example')}`, headers: FORM, body: 'List-Unsubscribe=One-Click',
+    }),
     'POST /api/v1/projects/{domain}/members': async () => api('POST', v1('/members'), { email: (await h.user('member')).email, role: 'member' }),
     'DELETE /api/v1/projects/{domain}/members': async () => {
       const { email } = await h.user('ex-member');
@@ -171,6 +192,9 @@ function successCalls(): Record<string, () => Promise<Call>> {
   };
 }
 
+/** A signed unsubscribe token of the fixture project, as the email carries it. */
+const unsubscribeToken = async (email: string) => encodeURIComponent(await signUnsubscribe(await unsubscribeSecret(h.deps), { projectId: site.id, email }));
+
 /** An error call: no credential where one is needed, else a body that cannot be valid. */
 function errorCall(method: string, docPath: string, op: Operation, params: Record<string, string>): Call {
   const path = fill(docPath, params);
@@ -183,7 +207,9 @@ function errorCall(method: string, docPath: string, op: Operation, params: Recor
 }
 
 beforeAll(async () => {
-  h = await createHarness({ clock: fixedClock(NOW) });
+  // Email routes answer 409 without a mailer: a real SMTP server receives what the contract calls send.
+  smtp = await startSmtpSink();
+  h = await createHarness({ clock: fixedClock(NOW), mailer: smtpMailer(smtp.url, 'contract@stats.example') });
   alice = await h.user('alice');
   site = await newProject(h, alice);
   // The public stats routes (/share, /api/share) answer only for a project with public stats on.
@@ -195,7 +221,14 @@ beforeAll(async () => {
   ]);
   doc = (await (await h.call('GET', '/openapi.json')).json()) as Doc;
 });
-afterAll(closeHarness);
+afterAll(async () => {
+  if (site) {
+    await h.deps.redis.zrem(REPORTS_DUE_KEY, site.id);
+    await alertStore.forgetProject(h.deps.redis, site.id);
+  }
+  await smtp?.close();
+  await closeHarness();
+});
 
 describe('/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document (independent validator)', async () => {

@@ -52,7 +52,7 @@ const call = (method: string, path: string, token: string, body?: unknown) =>
   );
 const schedulePath = () => `/api/v1/projects/${domain}/export/schedule`;
 const run = async () => {
-  const summary = await runScheduledJobs(deps, clock.now(), { fetch: toLocalHook });
+  const summary = await runScheduledJobs(deps, clock.now(), { fetch: toLocalHook, onlyProjects: new Set([projectId]) });
   expect(summary.errors).toEqual([]);
   return summary.exports.filter((r) => r.projectId === projectId);
 };
@@ -204,7 +204,7 @@ describe('scheduled export job on Node', () => {
 
   it('runs from the in-process scheduler and stops cleanly', async () => {
     clock.set(Date.parse('2026-03-17T00:02:00Z'));
-    const scheduler = startScheduler(deps, { intervalMs: 50 });
+    const scheduler = startScheduler(deps, { intervalMs: 50, jobs: { onlyProjects: new Set([projectId]) } });
     const want = `sightline-${domain}-7d-2026-03-17.csv`;
     for (let i = 0; i < 200 && !filesOnDisk().includes(want); i++) await new Promise((r) => setTimeout(r, 50));
     await scheduler.stop();

@@ -32,6 +32,15 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ DNS_SERVERS: 'dns.example.com' })).toThrow(/DNS_SERVERS must be a comma-separated list/);
   });
 
+  it('reads the jobs interval and the email settings', () => {
+    expect(parseConfig({}).JOBS_INTERVAL_SEC).toBe(60);
+    expect(parseConfig({ JOBS_INTERVAL_SEC: '5' }).JOBS_INTERVAL_SEC).toBe(5);
+    expect(parseConfig({}).SMTP_URL).toBeUndefined();
+    expect(parseConfig({ SMTP_URL: '' }).SMTP_URL).toBeUndefined();
+    expect(parseConfig({ SMTP_URL: 'smtp://u:p@mail.example:587' }).SMTP_URL).toBe('smtp://u:p@mail.example:587');
+    expect(parseConfig({ SMTP_FROM: 'Stats <stats@example.com>' }).SMTP_FROM).toBe('Stats <stats@example.com>');
+  });
+
   it('reads given values and ignores unknown variables', () => {
     const cfg = parseConfig({ PORT: '9000', REDIS_URL: 'rediss://h:6380/2', RATE_LIMIT_PATCH_PER_MIN: '3', HOME: '/root' });
     expect(cfg.PORT).toBe(9000);
@@ -50,6 +59,9 @@ describe('parseConfig', () => {
     ['RATE_LIMIT_API_PER_MIN', '1.5'],
     ['PUBLIC_URL', 'not a url'],
     ['CLICKHOUSE_DATABASE', 'drop table;'],
+    ['JOBS_INTERVAL_SEC', '0'],
+    ['SMTP_URL', 'http://mail.example'],
+    ['UNSUBSCRIBE_SECRET', 'short'],
   ])('%s=%s throws a ConfigError naming the variable', (name, value) => {
     let caught: unknown;
     try {

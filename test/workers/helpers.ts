@@ -9,6 +9,7 @@ export interface TestEnv {
   UPSTASH_REDIS_REST_TOKEN: string;
   CLICKHOUSE_URL: string;
   NODE_APP_URL: string;
+  EMAIL_API_URL: string;
   EVENTS_QUEUE: Queue<unknown>;
   EXPORTS: R2Bucket;
 }

@@ -5,6 +5,8 @@
  * the parity table. Prints one JSON line with the URLs; SIGTERM closes everything.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +27,27 @@ export interface NodeSide {
   upstashToken: string;
   clickhouseUrl: string;
   nodeAppUrl: string;
+  /** A stand-in of the JSON email API (Resend's shape): POST /emails records, GET /emails lists what it got. */
+  emailApiUrl: string;
+}
+
+/** The email API as the Worker sees it: the HTTP boundary, mocked. Keeps every request with its bearer token. */
+function startEmailApi(): Promise<{ url: string; close(): Promise<void> }> {
+  const received: { authorization: string | undefined; body: unknown }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'GET') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(received));
+      received.push({ authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ id: `email-${received.length}` }));
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/emails`, close: () => new Promise<void>((r) => server.close(() => r())) }),
+    ),
+  );
 }
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
@@ -40,11 +63,14 @@ const node = await listen(
   createApp({ config, redis: resp.redis, clickhouse, clock: systemClock, sink: directSink(clickhouse), exportStore: nodeExportStore(join(dataDir, 'exports')) }),
 );
 
-const ready: NodeSide = { upstashUrl: upstash.url, upstashToken: token, clickhouseUrl: chBridge.url, nodeAppUrl: node.url };
+const emailApi = await startEmailApi();
+
+const ready: NodeSide = { upstashUrl: upstash.url, upstashToken: token, clickhouseUrl: chBridge.url, nodeAppUrl: node.url, emailApiUrl: emailApi.url };
 process.stdout.write(`${JSON.stringify(ready)}\n`);
 
 process.once('SIGTERM', async () => {
   await node.close();
+  await emailApi.close();
   await upstash.close();
   await chBridge.close();
   await resp.close();

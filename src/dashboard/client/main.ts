@@ -5,6 +5,7 @@ import { h, replace } from './dom.js';
 import { isPeriod, type Period } from './format.js';
 import { accountPage } from './pages/account.js';
 import { exportsPage, goalsPage, membersPage } from './pages/manage.js';
+import { notificationsPage } from './pages/notifications.js';
 import { newProjectPage, projectsPage } from './pages/projects.js';
 import { installPage, settingsPage, type ProjectDetail } from './pages/settings.js';
 import { signInPage } from './pages/signin.js';
@@ -26,6 +27,7 @@ const TABS = [
   ['members', 'Members'],
   ['goals', 'Goals & funnels'],
   ['exports', 'Exports'],
+  ['notifications', 'Notifications'],
 ] as const;
 
 function header(): HTMLElement {
@@ -62,6 +64,7 @@ async function projectPage(root: HTMLElement, domain: string, tab: string, perio
     members: () => membersPage(p),
     goals: () => goalsPage(p),
     exports: () => exportsPage(p),
+    notifications: () => notificationsPage(p),
   };
   const built = (pages[tab] ?? pages[''])();
   if (built) replace(content, built);

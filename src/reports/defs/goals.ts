@@ -4,7 +4,7 @@ import { pathPatternRegex } from '../../goals/patterns.js';
 import { GOAL_TYPES, goalStore, type Goal, type GoalType } from '../../goals/store.js';
 import { defineReport } from '../definition.js';
 import { periodParam, reportQuery } from '../params.js';
-import { GOAL_BOT_PERIODS } from '../periods.js';
+import { GOAL_BOT_PERIODS, type ResolvedPeriod } from '../periods.js';
 import { periodParams, queryOne, queryRows, type QueryParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
 import { rollupRows } from '../sql/window.js';
@@ -86,7 +86,7 @@ const GoalResult = v.object({
 });
 export const GoalsResponse = v.object({ ...PeriodEntries, goals: v.array(GoalResult) });
 type GoalsResult = v.InferOutput<typeof GoalsResponse>;
-type GoalRow = v.InferOutput<typeof GoalResult>;
+export type GoalRow = v.InferOutput<typeof GoalResult>;
 
 const valuesOf = (goals: Goal[], type: GoalType) => [...new Set(goals.filter((g) => g.type === type).map((g) => g.value))];
 
@@ -109,6 +109,76 @@ async function revenueByName(deps: Deps, params: QueryParams, names: string[]) {
   return best;
 }
 
+/**
+ * Every goal of the project with its value over `period` (the type table above). The goals
+ * report calls it for its period; email reports call it for whole weeks and months.
+ */
+export async function measureGoals(deps: Deps, projectId: string, period: ResolvedPeriod): Promise<GoalRow[]> {
+  const goals = await goalStore.list(deps.redis, projectId);
+  const params = periodParams(projectId, period);
+  const events = valuesOf(goals, 'event');
+  const revenue = valuesOf(goals, 'revenue');
+  const patterns = valuesOf(goals, 'pageview');
+  const sources = valuesOf(goals, 'traffic').filter((s) => s !== '');
+  const [totals, people, money, pages, traffic] = await Promise.all([
+    queryOne(deps, PERIOD_TOTALS_SQL, params, { visitors: 'number', leave_count: 'number', duration_total: 'number' }),
+    when(events.length > 0, async () => {
+      const rows = await queryRows(deps, EVENT_PEOPLE_SQL, { ...params, names: events }, { name: 'string', people: 'number' });
+      return new Map(rows.map((r) => [r.name, r.people]));
+    }, new Map<string, number>()),
+    when(revenue.length > 0, () => revenueByName(deps, params, revenue), new Map<string, { amount: number; currency: string }>()),
+    when(patterns.length > 0, async () => {
+      const rows = await queryRows(deps, PAGEVIEW_SQL, { ...params, patterns: patterns.map(pathPatternRegex) }, {
+        goal_index: 'number',
+        visitors: 'number',
+      });
+      return new Map(rows.map((r) => [patterns[r.goal_index - 1]!, r.visitors]));
+    }, new Map<string, number>()),
+    when(sources.length > 0, async () => {
+      const rows = await queryRows(deps, TRAFFIC_SQL, { ...params, sources }, { source: 'string', visitors: 'number' });
+      return new Map(rows.map((r) => [r.source, r.visitors]));
+    }, new Map<string, number>()),
+  ]);
+  const rate = (current: number) => (totals.visitors > 0 ? current / totals.visitors : null);
+
+  const measure = (g: Goal): Pick<GoalRow, 'current' | 'conversionRate' | 'currency'> => {
+    switch (g.type) {
+      case 'event': {
+        const current = people.get(g.value) ?? 0;
+        return { current, conversionRate: rate(current), currency: null };
+      }
+      case 'pageview': {
+        const current = pages.get(g.value) ?? 0;
+        return { current, conversionRate: rate(current), currency: null };
+      }
+      case 'revenue': {
+        const m = money.get(g.value);
+        return { current: m?.amount ?? 0, conversionRate: null, currency: m?.currency ?? null };
+      }
+      case 'traffic':
+        return { current: g.value === '' ? totals.visitors : traffic.get(g.value) ?? 0, conversionRate: null, currency: null };
+      case 'engagement':
+        return {
+          current: totals.leave_count > 0 ? totals.duration_total / totals.leave_count / 1000 : 0,
+          conversionRate: null,
+          currency: null,
+        };
+    }
+  };
+
+  return goals.map((g) => ({
+    id: g.id,
+    name: g.name,
+    type: g.type,
+    value: g.value,
+    target: g.target,
+    category: CATEGORY[g.type],
+    direction: 'up' as const,
+    format: FORMAT[g.type],
+    ...measure(g),
+  }));
+}
+
 /** GET /:domain/goals — every goal of the project with its metric over the period. */
 export const goalsReport = defineReport({
   name: 'goals',
@@ -119,72 +189,7 @@ export const goalsReport = defineReport({
   response: GoalsResponse,
   async run(ctx, input): Promise<GoalsResult> {
     const period = resolveFor(ctx, input.period);
-    const goals = await goalStore.list(ctx.deps.redis, ctx.project.id);
-    const params = periodParams(ctx.project.id, period);
-    const events = valuesOf(goals, 'event');
-    const revenue = valuesOf(goals, 'revenue');
-    const patterns = valuesOf(goals, 'pageview');
-    const sources = valuesOf(goals, 'traffic').filter((s) => s !== '');
-    const [totals, people, money, pages, traffic] = await Promise.all([
-      queryOne(ctx.deps, PERIOD_TOTALS_SQL, params, { visitors: 'number', leave_count: 'number', duration_total: 'number' }),
-      when(events.length > 0, async () => {
-        const rows = await queryRows(ctx.deps, EVENT_PEOPLE_SQL, { ...params, names: events }, { name: 'string', people: 'number' });
-        return new Map(rows.map((r) => [r.name, r.people]));
-      }, new Map<string, number>()),
-      when(revenue.length > 0, () => revenueByName(ctx.deps, params, revenue), new Map<string, { amount: number; currency: string }>()),
-      when(patterns.length > 0, async () => {
-        const rows = await queryRows(ctx.deps, PAGEVIEW_SQL, { ...params, patterns: patterns.map(pathPatternRegex) }, {
-          goal_index: 'number',
-          visitors: 'number',
-        });
-        return new Map(rows.map((r) => [patterns[r.goal_index - 1]!, r.visitors]));
-      }, new Map<string, number>()),
-      when(sources.length > 0, async () => {
-        const rows = await queryRows(ctx.deps, TRAFFIC_SQL, { ...params, sources }, { source: 'string', visitors: 'number' });
-        return new Map(rows.map((r) => [r.source, r.visitors]));
-      }, new Map<string, number>()),
-    ]);
-    const rate = (current: number) => (totals.visitors > 0 ? current / totals.visitors : null);
-
-    const measure = (g: Goal): Pick<GoalRow, 'current' | 'conversionRate' | 'currency'> => {
-      switch (g.type) {
-        case 'event': {
-          const current = people.get(g.value) ?? 0;
-          return { current, conversionRate: rate(current), currency: null };
-        }
-        case 'pageview': {
-          const current = pages.get(g.value) ?? 0;
-          return { current, conversionRate: rate(current), currency: null };
-        }
-        case 'revenue': {
-          const m = money.get(g.value);
-          return { current: m?.amount ?? 0, conversionRate: null, currency: m?.currency ?? null };
-        }
-        case 'traffic':
-          return { current: g.value === '' ? totals.visitors : traffic.get(g.value) ?? 0, conversionRate: null, currency: null };
-        case 'engagement':
-          return {
-            current: totals.leave_count > 0 ? totals.duration_total / totals.leave_count / 1000 : 0,
-            conversionRate: null,
-            currency: null,
-          };
-      }
-    };
-
-    return {
-      ...periodFields(period),
-      goals: goals.map((g) => ({
-        id: g.id,
-        name: g.name,
-        type: g.type,
-        value: g.value,
-        target: g.target,
-        category: CATEGORY[g.type],
-        direction: 'up' as const,
-        format: FORMAT[g.type],
-        ...measure(g),
-      })),
-    };
+    return { ...periodFields(period), goals: await measureGoals(ctx.deps, ctx.project.id, period) };
   },
   csv: {
     title: 'goals',
