@@ -65,7 +65,14 @@ export async function startDnsServer(records: DnsRecords = { ptr: new Map(), a: 
       return Buffer.concat([rr, rdata]);
     });
     const reply = Buffer.concat([header, question, ...answers]);
-    setTimeout(() => socket.send(reply, peer.port, peer.address), server.delayMs);
+    setTimeout(() => {
+      // A delayed answer may come due after the test closed the server.
+      try {
+        socket.send(reply, peer.port, peer.address);
+      } catch {
+        // Closed: nobody is waiting for it any more.
+      }
+    }, server.delayMs);
   });
   socket.bind(0, '127.0.0.1');
   await once(socket, 'listening');

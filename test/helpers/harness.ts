@@ -49,6 +49,8 @@ export interface TestUser {
   session: string;
 }
 
+const randomOctet = () => 1 + Math.floor(Math.random() * 254);
+
 export const unique = (label = 'x') => `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 /**
@@ -78,6 +80,10 @@ export async function createHarness(
   if (opts.sink) deps.sink = opts.sink(deps);
   const services = createServices(deps);
   const app = createApp(deps, services);
+  // In-process requests have no socket: each harness gets an address of its own (as @hono/node-server's
+  // getConnInfo reads it), so per-address limits (share API, sign-ins, ingest) of one test file are
+  // not used up by another's.
+  const inProcessPeer = { incoming: { socket: { remoteAddress: `127.${randomOctet()}.${randomOctet()}.${randomOctet()}` } } };
   const call: Harness['call'] = (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.token) headers.Authorization = `Bearer ${o.token}`;
@@ -86,7 +92,7 @@ export async function createHarness(
       body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
       headers['Content-Type'] ??= 'application/json';
     }
-    return Promise.resolve(app.request(path, { method, headers, body }));
+    return Promise.resolve(app.request(path, { method, headers, body }, inProcessPeer));
   };
   return {
     app,

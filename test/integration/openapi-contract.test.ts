@@ -157,8 +157,8 @@ function successCalls(): Record<string, () => Promise<Call>> {
       await h.call('PUT', v1('/email-reports'), { token: alice.writeKey, body: { frequency: 'monthly', recipients: ['contract@reports.example'] } });
       return api('POST', v1('/email-reports/send'));
     },
-    'POST /api/v1/projects/{domain}/alerts': async () => api('POST', v1('/alerts'), { type: 'spike', visitors: 100, email: ['oncall@reports.example'], webhookUrl: 'https://hooks.example/contract' }),
-    'DELETE /api/v1/projects/{domain}/alerts/{id}': async () => api('DELETE', v1(`/alerts/${(await created(v1('/alerts'), { type: 'silent', hours: 4, webhookUrl: 'https://hooks.example/tmp' })).id}`)),
+    'POST /api/v1/projects/{domain}/alerts': async () => api('POST', v1('/alerts'), { type: 'spike', visitors: 100, email: ['oncall@reports.example'], webhookUrl: 'https://93.184.215.14/contract' }),
+    'DELETE /api/v1/projects/{domain}/alerts/{id}': async () => api('DELETE', v1(`/alerts/${(await created(v1('/alerts'), { type: 'silent', hours: 4, webhookUrl: 'https://93.184.215.14/tmp' })).id}`)),
     'GET /email-reports/unsubscribe': async () => ({ method: 'GET', path: `/email-reports/unsubscribe?token=${await unsubscribeToken('contract@reports.example')}` }),
     'POST /email-reports/unsubscribe': async () => ({
       method: 'POST', path: `/email-reports/unsubscribe?token=${await unsubscribeToken('nobody@reports.example')}`, headers: FORM, body: 'List-Unsubscribe=One-Click',
