@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { REPORT_PERIODS } from '../reports/periods.js';
 import { FREQUENCIES } from './schedule-store.js';
+import { WebhookUrlField } from '../jobs/webhook-url-schema.js';
 
-const WEBHOOK_MESSAGE = 'webhookUrl must be an https URL (at most 2000 characters) or null';
 const LIMIT_MESSAGE = 'limit must be an integer from 1 to 500';
 
 /** Body of `PUT …/export/schedule`. */
@@ -11,18 +11,7 @@ export const ScheduleBody = v.object(
     frequency: v.picklist(FREQUENCIES, `frequency must be one of: ${FREQUENCIES.join(', ')}`),
     period: v.optional(v.picklist(REPORT_PERIODS, `period must be one of: ${REPORT_PERIODS.join(', ')}`), '30d'),
     limit: v.optional(v.pipe(v.number(LIMIT_MESSAGE), v.integer(LIMIT_MESSAGE), v.minValue(1, LIMIT_MESSAGE), v.maxValue(500, LIMIT_MESSAGE)), 100),
-    webhookUrl: v.optional(
-      v.nullable(
-        v.pipe(
-          v.string(WEBHOOK_MESSAGE),
-          v.trim(),
-          v.maxLength(2000, WEBHOOK_MESSAGE),
-          v.url(WEBHOOK_MESSAGE),
-          v.check((u) => /^https:\/\//i.test(u), WEBHOOK_MESSAGE),
-        ),
-      ),
-      null,
-    ),
+    webhookUrl: WebhookUrlField,
     rotateSecret: v.optional(v.boolean('rotateSecret must be true or false'), false),
   },
   'Body must be a JSON object with frequency (daily, weekly or monthly), period and optional webhookUrl',

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { REPORT_FREQUENCIES } from './report-periods.js';
+import { WebhookUrlField } from '../jobs/webhook-url-schema.js';
 
 /** Most recipients of one report or alert. */
 export const MAX_RECIPIENTS = 20;
@@ -57,7 +58,6 @@ export const SendResultView = v.object({
 
 export const OkView = v.object({ ok: v.literal(true) });
 
-const WEBHOOK_MESSAGE = 'webhookUrl must be an https URL (at most 2000 characters) or null';
 const whole = (message: string, min: number, max: number) => v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
 const VISITORS_MESSAGE = 'visitors must be a whole number from 1 to 10000000';
 const PERCENT_MESSAGE = 'percent must be a whole number from 1 to 99';
@@ -77,18 +77,7 @@ export const AlertBody = v.pipe(
       percent: v.optional(whole(PERCENT_MESSAGE, 1, 99)),
       hours: v.optional(whole(HOURS_MESSAGE, 1, 72)),
       email: v.optional(emailList('email', 0), []),
-      webhookUrl: v.optional(
-        v.nullable(
-          v.pipe(
-            v.string(WEBHOOK_MESSAGE),
-            v.trim(),
-            v.maxLength(2000, WEBHOOK_MESSAGE),
-            v.url(WEBHOOK_MESSAGE),
-            v.check((u) => /^https:\/\//i.test(u), WEBHOOK_MESSAGE),
-          ),
-        ),
-        null,
-      ),
+      webhookUrl: WebhookUrlField,
       cooldownHours: v.optional(whole(COOLDOWN_MESSAGE, 1, 168), 12),
     },
     'Body must be a JSON object with type (spike, drop or silent), its threshold, and email and/or webhookUrl',

@@ -1,6 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNodeClickHouse, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
@@ -11,24 +10,21 @@ import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js'
 import type { RunningBridge } from '../../scripts/bridges/listen.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
 // ClickHouse refusing inserts, for real: rows the embedded engine refuses (a lone surrogate, a
 // timestamp that is none, an unknown enum value), and a ClickHouse HTTP endpoint that refuses
 // connections or drops answers. Every count is exact.
 
 let h: Harness;
-const dirs: string[] = [];
-const tempDir = (label: string) => {
-  const dir = mkdtempSync(join(tmpdir(), `sightline-${label}-`));
-  dirs.push(dir);
-  return dir;
-};
+const dirs = tempDirs();
+const tempDir = dirs.make;
 beforeAll(async () => {
   h = await createHarness();
 });
 afterAll(async () => {
   await closeHarness();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  dirs.removeAll();
 });
 
 const scalar = async (query: string, id: string) => {

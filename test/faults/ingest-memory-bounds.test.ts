@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
@@ -8,6 +7,7 @@ import { BufferFullError, createBatcher } from '../../src/ingest/batcher.js';
 import { RowBuffer } from '../../src/ingest/insert.js';
 import { fileJournal, type BatchJournal } from '../../src/ingest/journal.js';
 import { closeHarness, createHarness, listenAsNode, unique, type Harness } from '../helpers/harness.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
 /**
  * The Node ingest buffer is bounded in bytes as well as rows (503 past it, nothing lost), and a
@@ -16,19 +16,15 @@ import { closeHarness, createHarness, listenAsNode, unique, type Harness } from 
  */
 
 let h: Harness;
-const dirs: string[] = [];
-const tempDir = (label: string) => {
-  const dir = mkdtempSync(join(tmpdir(), `sightline-${label}-`));
-  dirs.push(dir);
-  return dir;
-};
+const dirs = tempDirs();
+const tempDir = dirs.make;
 
 beforeAll(async () => {
   h = await createHarness();
 });
 afterAll(async () => {
   await closeHarness();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  dirs.removeAll();
 });
 
 const count = async (projectId: string) => {

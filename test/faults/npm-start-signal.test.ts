@@ -1,24 +1,17 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../helpers/harness.js';
+import { freePort } from '../helpers/free-port.js';
 
 // `npm start` runs a shell line; without `exec` the shell died of SIGTERM and left the server
 // running behind it. A process manager signals the npm process: the server must end with it.
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sightline-npm-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-const freePort = async () => {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-};
 
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js'
 import type { RunningBridge } from '../../scripts/bridges/listen.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, type Harness } from '../helpers/harness.js';
+import { freePort } from '../helpers/free-port.js';
 
 // The Node server (src/entry/node.ts, as `npm start` runs it) against a ClickHouse HTTP endpoint
 // (the bridge over this process's embedded engine) behind a proxy that the test makes hang or
@@ -32,14 +32,6 @@ afterAll(async () => {
   await closeHarness();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-const freePort = async () => {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-};
 
 describe('SIGTERM while ClickHouse hangs or refuses', () => {
   it('ends the process within 10 s, and the next start inserts the journaled events exactly once', async () => {

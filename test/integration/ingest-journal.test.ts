@@ -1,29 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBatcher } from '../../src/ingest/batcher.js';
 import { insertLines, RowBuffer } from '../../src/ingest/insert.js';
 import { fileJournal, type BatchJournal } from '../../src/ingest/journal.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
 let h: Harness;
-const dirs: string[] = [];
-const tempDir = (label: string) => {
-  const dir = mkdtempSync(join(tmpdir(), `sightline-${label}-`));
-  dirs.push(dir);
-  return dir;
-};
+const dirs = tempDirs();
+const tempDir = dirs.make;
 
 beforeAll(async () => {
   h = await createHarness();
 });
 afterAll(async () => {
   await closeHarness();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  dirs.removeAll();
 });
 
 const count = async (projectId: string) => {
