@@ -4,7 +4,7 @@ import { Redis } from '@upstash/redis';
 import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
 import { startUpstashBridge } from '../../scripts/bridges/upstash-rest.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
-import { connectNodeClickHouse } from '../../src/adapters/clickhouse.js';
+import { connectNodeClickHouse } from '../../src/adapters/node-clickhouse.js';
 import { insertLines, rowLine } from '../../src/ingest/insert.js';
 
 let h: Harness;
@@ -43,13 +43,14 @@ describe('ClickHouse HTTP bridge', () => {
 describe('Node client over HTTP (CLICKHOUSE_URL)', () => {
   it('inserts pre-encoded rows as the INSERT body, deduplicated by their token', async () => {
     const server = await connectNodeClickHouse({ url: ch.url, dataDir: '/nonexistent' });
+    const { rowStore } = server;
     const projectId = unique('prj_http');
     const lines = [1, 2, 3].map((i) =>
       rowLine({ project_id: projectId, ts: `2026-01-0${i} 10:00:00.000`, kind: 'pageview', visitor_id: String(i), session_id: '7', path: `/p${i}`, hostname: 'h.example' }),
     );
     const token = unique('tok');
-    await insertLines(server, 'events', lines.join(''), { token });
-    await insertLines(server, 'events', lines.join(''), { token });
+    await insertLines(rowStore, 'events', lines.join(''), { token });
+    await insertLines(rowStore, 'events', lines.join(''), { token });
     const rs = await h.deps.clickhouse.query({
       query: 'SELECT path, visitor_id FROM events WHERE project_id = {p:String} ORDER BY path',
       query_params: { p: projectId },
@@ -63,14 +64,14 @@ describe('Node client over HTTP (CLICKHOUSE_URL)', () => {
     // Rows without the project id, supplied once as a constant (as an import sends them).
     const constant = unique('prj_const');
     const bare = [4, 5].map((i) => rowLine({ ts: `2026-01-0${i} 10:00:00.000`, kind: 'pageview', visitor_id: String(i), session_id: '7', path: `/p${i}` })).join('');
-    await insertLines(server, 'events', bare, { token: unique('tok'), constants: { project_id: constant } });
+    await insertLines(rowStore, 'events', bare, { token: unique('tok'), constants: { project_id: constant } });
     const withConstant = await h.deps.clickhouse.query({
       query: 'SELECT path FROM events WHERE project_id = {p:String} ORDER BY path',
       query_params: { p: constant },
       format: 'JSONEachRow',
     });
     expect(await withConstant.json()).toEqual([{ path: '/p4' }, { path: '/p5' }]);
-    await server.close();
+    await server.client.close();
   });
 });
 
