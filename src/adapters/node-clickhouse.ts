@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { clickhouseSettings, embeddedSessionResets, type ClickHouseClient } from './clickhouse.js';
 import { directorySpool, embeddedRowStore } from './embedded-row-store.js';
-import { serverRowStore, type RowStore } from './row-store.js';
+import { serverRowStore, type InsertWithRows, type RowStore } from './row-store.js';
 
 export interface NodeClickHouseOptions {
   url?: string;
@@ -19,6 +20,13 @@ export interface NodeClickHouse {
   rowStore: RowStore;
 }
 
+/** The Node client sends the rows as a stream after the statement, without turning them into a string. */
+const streamedRows: InsertWithRows = async (client, statement, rows, settings) => {
+  const result = await client.exec({ query: statement, values: Readable.from([rows], { objectMode: false }), clickhouse_settings: settings });
+  // An INSERT answers with an empty body; read it to the end so the socket goes back to the pool.
+  for await (const _ of result.stream as AsyncIterable<unknown>);
+};
+
 /**
  * Connects the Node runtime: a ClickHouse server over HTTP when a URL is given, otherwise the
  * embedded engine (chdb) storing its data under `dataDir`. Both speak the same client API; each
@@ -34,7 +42,7 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
       database: opts.database,
       clickhouse_settings: clickhouseSettings,
     }) as unknown as ClickHouseClient;
-    return { client, rowStore: serverRowStore(client) };
+    return { client, rowStore: serverRowStore(client, streamedRows) };
   }
   const path = resolve(opts.dataDir, 'clickhouse');
   mkdirSync(path, { recursive: true });

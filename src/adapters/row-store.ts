@@ -95,12 +95,24 @@ export function insertSettings(opts: InsertOptions | undefined): InsertSettings 
 /** Whether ClickHouse answers a ping through `client`. */
 export const pingOf = (client: ClickHouseClient) => async (): Promise<boolean> => (await client.ping()).success;
 
+/** Sends `INSERT … FORMAT JSONEachRow` with `rows` as the data that follows it. */
+export type InsertWithRows = (client: ClickHouseClient, statement: string, rows: Uint8Array, settings: InsertSettings | undefined) => Promise<void>;
+
+/**
+ * The rows written after the statement, in the request body: what a client without streamed
+ * insert bodies can send (client-web's `exec` drops its `values`). Costs the rows' text as a
+ * string; the Node client streams them instead (see connectNodeClickHouse).
+ */
+export const rowsAfterStatement: InsertWithRows = async (client, statement, rows, settings) => {
+  await client.command({ query: `${statement}\n${new TextDecoder().decode(rows)}`, clickhouse_settings: settings });
+};
+
 /**
  * A ClickHouse server over HTTP (@clickhouse/client on Node, client-web on Workers). Row objects
- * go through the client's insert; encoded JSON rows are sent as the INSERT's body, constants
- * written back into them.
+ * go through the client's insert; encoded JSON rows, constants written back into them, are sent
+ * by `insertWithRows`.
  */
-export function serverRowStore(client: ClickHouseClient): RowStore {
+export function serverRowStore(client: ClickHouseClient, insertWithRows: InsertWithRows): RowStore {
   return {
     async insert(table, rows, opts) {
       const clickhouse_settings = insertSettings(opts);
@@ -109,14 +121,7 @@ export function serverRowStore(client: ClickHouseClient): RowStore {
         return;
       }
       if (rows.format !== 'JSONEachRow') throw new Error(`a ClickHouse server takes encoded rows as JSONEachRow, not ${rows.format}`);
-      const { Readable } = await import('node:stream');
-      const result = await client.exec({
-        query: `${insertInto(table, rows.columns)} FORMAT JSONEachRow`,
-        values: Readable.from([rows.bytesWithConstants()], { objectMode: false }),
-        clickhouse_settings,
-      });
-      // An INSERT answers with an empty body; read it to the end so the socket goes back to the pool.
-      for await (const _ of result.stream as AsyncIterable<unknown>);
+      await insertWithRows(client, `${insertInto(table, rows.columns)} FORMAT JSONEachRow`, rows.bytesWithConstants(), clickhouse_settings);
     },
     ping: pingOf(client),
   };

@@ -6,7 +6,7 @@ import { createApp } from '../app.js';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { clickhouseSettings } from '../adapters/clickhouse.js';
 import { systemClock } from '../adapters/clock.js';
-import { serverRowStore } from '../adapters/row-store.js';
+import { rowsAfterStatement, serverRowStore } from '../adapters/row-store.js';
 import { parseConfig, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { consumeEvents, keepDeadLetters, queueSink, type EventsMessage } from '../ingest/queue-sink.js';
@@ -53,7 +53,7 @@ function isolateFor(env: WorkerEnv): Isolate {
     database: config.CLICKHOUSE_DATABASE,
     clickhouse_settings: clickhouseSettings,
   }) as unknown as ClickHouseClient;
-  const deps: Deps = { config, redis, clickhouse, rowStore: serverRowStore(clickhouse), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS) };
+  const deps: Deps = { config, redis, clickhouse, rowStore: serverRowStore(clickhouse, rowsAfterStatement), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS) };
   isolate = { fingerprint, deps, app: createApp(deps) };
   return isolate;
 }
