@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import autocannon from 'autocannon';
 import { hostCalibrationLine } from './bench-host.js';
-import { connectNodeClickHouse } from '../src/adapters/clickhouse.js';
+import { connectNodeClickHouse } from '../src/adapters/node-clickhouse.js';
 import { connectRespRedis } from '../src/adapters/redis-resp.js';
 import { createAccount, createApiKey } from '../src/auth/store.js';
 import { createProject } from '../src/projects/store.js';
@@ -368,7 +368,7 @@ async function main() {
   }
 
   console.log('\n## 3. Zero loss: rows in ClickHouse after the server flushed and stopped');
-  const ch = await connectNodeClickHouse({ dataDir });
+  const { client: ch } = await connectNodeClickHouse({ dataDir });
   const count = async (id: string) => {
     const rs = await ch.query({ query: 'SELECT count() AS n FROM events WHERE project_id = {id:String}', query_params: { id }, format: 'JSONEachRow' });
     return Number((await rs.json<{ n: string }>())[0].n);

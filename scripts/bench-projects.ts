@@ -35,7 +35,7 @@ async function main() {
     REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/9',
     RATE_LIMIT_API_PER_MIN: String(1e9),
   });
-  const runtime = await buildNodeRuntime(config, { makeSink: (d) => directSink(d.clickhouse) });
+  const runtime = await buildNodeRuntime(config, { makeSink: (d) => directSink(d.rowStore) });
   const { redis, clock } = runtime.deps;
   const app = createApp(runtime.deps);
   const tag = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;

@@ -71,7 +71,7 @@ async function main() {
     RATE_LIMIT_EXPORT_PER_MIN: '100000000',
     RETENTION_DAYS: '3650',
   });
-  const runtime = await buildNodeRuntime(config, { clock, makeSink: (d) => directSink(d.clickhouse) });
+  const runtime = await buildNodeRuntime(config, { clock, makeSink: (d) => directSink(d.rowStore) });
   const { deps } = runtime;
   try {
     const meta = await ensureBenchData(deps.clickhouse, config.DATA_DIR, scale);

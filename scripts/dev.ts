@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { connectNodeClickHouse } from '../src/adapters/clickhouse.js';
+import { connectNodeClickHouse } from '../src/adapters/node-clickhouse.js';
 import { migrate } from '../src/adapters/migrate.js';
 import { parseConfig } from '../src/config.js';
 import { ensureLocalRedis } from '../src/entry/local-redis.js';
@@ -19,7 +19,7 @@ import { startUpstashBridge } from './bridges/upstash-rest.js';
 async function main() {
   const config = parseConfig(process.env);
   await ensureLocalRedis(config.REDIS_URL, config.DATA_DIR);
-  const clickhouse = await connectNodeClickHouse({ dataDir: config.DATA_DIR });
+  const { client: clickhouse } = await connectNodeClickHouse({ dataDir: config.DATA_DIR });
   await migrate(clickhouse, { retentionDays: config.RETENTION_DAYS });
   const token = randomBytes(16).toString('hex');
   const ch = await startClickHouseBridge({ clickhouse });

@@ -14,7 +14,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { connectNodeClickHouse, type ClickHouseClient } from '../src/adapters/clickhouse.js';
+import type { ClickHouseClient } from '../src/adapters/clickhouse.js';
+import { connectNodeClickHouse } from '../src/adapters/node-clickhouse.js';
 import { migrate } from '../src/adapters/migrate.js';
 
 export const MAIN_PROJECT_ID = 'prj_bench_main';
@@ -196,7 +197,7 @@ export async function ensureBenchData(
 export async function openBenchClickHouse(scale: number, opts: { force?: boolean } = {}): Promise<{ ch: ClickHouseClient; dir: string }> {
   const dir = benchDataDir(scale);
   if (opts.force) rmSync(dir, { recursive: true, force: true });
-  const ch = await connectNodeClickHouse({ dataDir: dir });
+  const { client: ch } = await connectNodeClickHouse({ dataDir: dir });
   await migrate(ch, { retentionDays: 3650 });
   return { ch, dir };
 }

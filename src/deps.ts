@@ -1,5 +1,6 @@
 import type { Redis } from '@upstash/redis';
 import type { ClickHouseClient } from './adapters/clickhouse.js';
+import type { RowStore } from './adapters/row-store.js';
 import type { Clock } from './adapters/clock.js';
 import type { Config } from './config.js';
 import type { EventSink } from './ingest/sink.js';
@@ -7,7 +8,10 @@ import type { EventSink } from './ingest/sink.js';
 /** Everything the app needs from the outside world; the entry points build it. */
 export interface Deps {
   config: Config;
+  /** ClickHouse for queries and schema changes… */
   clickhouse: ClickHouseClient;
+  /** …and the port every ingest insert goes through (server or embedded, see adapters/row-store.ts). */
+  rowStore: RowStore;
   redis: Redis;
   clock: Clock;
   /** Where accepted events go: a batcher on Node, a queue on Workers. */

@@ -1,5 +1,5 @@
 import { Redis as UpstashRedis } from '@upstash/redis';
-import { connectNodeClickHouse } from '../adapters/clickhouse.js';
+import { connectNodeClickHouse } from '../adapters/node-clickhouse.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { migrate } from '../adapters/migrate.js';
 import { connectRespRedis } from '../adapters/redis-resp.js';
@@ -32,7 +32,7 @@ export async function buildNodeRuntime(
     redis = resp.redis;
     closeRedis = resp.close;
   }
-  const clickhouse = await connectNodeClickHouse({
+  const { client: clickhouse, rowStore } = await connectNodeClickHouse({
     url: config.CLICKHOUSE_URL,
     username: config.CLICKHOUSE_USER,
     password: config.CLICKHOUSE_PASSWORD,
@@ -44,6 +44,7 @@ export async function buildNodeRuntime(
     config,
     redis,
     clickhouse,
+    rowStore,
     clock: opts.clock ?? systemClock,
     geo: opts.geo,
     dns: opts.dns,

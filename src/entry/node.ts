@@ -50,7 +50,7 @@ async function main() {
   // Imports are parsed in worker threads, so the request thread only reads bodies and feeds the engine.
   const importWorkers = config.IMPORT_WORKERS ?? Math.min(4, Math.max(0, availableParallelism() - 2));
   const importParsers = importWorkers > 0 ? createImportWorkerPool(importWorkers) : undefined;
-  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.clickhouse, { journal, quarantine, flushIntervalMs: config.INGEST_FLUSH_MS, closeTimeoutMs: SINK_CLOSE_MS }), geo, dns, importParsers });
+  const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.rowStore, { journal, quarantine, flushIntervalMs: config.INGEST_FLUSH_MS, closeTimeoutMs: SINK_CLOSE_MS }), geo, dns, importParsers });
   // Scheduled exports land under DATA_DIR/exports; the cron's jobs run from an in-process timer.
   // Email (reports, alerts) through SMTP_URL, else a JSON email API when EMAIL_API_URL is set, else off.
   const smtp = config.SMTP_URL ? smtpMailer(config.SMTP_URL, config.SMTP_FROM) : undefined;

@@ -106,8 +106,8 @@ export function ingestApiRoutes() {
       const body = c.req.raw.body;
       if (!body) return c.json({ imported: 0, rejected: 0, errors: [] });
       try {
-        const { clickhouse, importParsers } = c.get('services').deps;
-        return c.json(await importNdjson(clickhouse, body, { project, batchId, parsers: importParsers }));
+        const { rowStore, importParsers } = c.get('services').deps;
+        return c.json(await importNdjson(rowStore, body, { project, batchId, parsers: importParsers }));
       } catch (err) {
         if (err instanceof ApiError) throw err;
         logError('[sightline] import failed', err);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ClickHouseClient } from '../adapters/clickhouse.js';
+import type { RowStore } from '../adapters/row-store.js';
 import { insertErrorText } from '../adapters/clickhouse-errors.js';
 import { deliverBatch, type DeliveryContext } from './deliver-batch.js';
 import { RowBuffer, TABLE_COLUMNS, type IngestTable } from './insert.js';
@@ -164,7 +164,7 @@ class TableQueue {
  * leaving what is unsent in the journal.
  */
 export function createBatcher(
-  ch: ClickHouseClient,
+  store: RowStore,
   opts: BatcherOptions = {},
 ): EventSink & { buffered(): number; bufferedBytes(): number; quarantined(): number } {
   // Rows are encoded as they arrive, so a large batch costs no event-loop stall; fewer, larger
@@ -218,7 +218,7 @@ export function createBatcher(
   let quarantined = 0;
 
   const delivery: DeliveryContext = {
-    ch,
+    store,
     quarantine,
     log,
     sleep: (ms) => abortable(sleep(ms)),

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '../adapters/clickhouse.js';
+import type { RowStore } from '../adapters/row-store.js';
 import { insertErrorText, type InsertErrorKind } from '../adapters/clickhouse-errors.js';
 import { insertLines, type IngestTable } from './insert.js';
 import { insertIsolatingRefused, partToken } from './poison.js';
@@ -12,7 +12,7 @@ export interface DeliverableBatch {
 }
 
 export interface DeliveryContext {
-  ch: ClickHouseClient;
+  store: RowStore;
   quarantine: Quarantine;
   log(line: string): void;
   /** Waits before a retry; rejects once the batcher gives up (shutdown deadline). */
@@ -87,7 +87,7 @@ export async function deliverBatch(ctx: DeliveryContext, table: IngestTable, bat
     tokenFor: (from, to, skip) => partToken(batch.token, batch.rows, from, to, skip),
     insert: async (from, to, skip, token) => {
       attemptStarted = ctx.now();
-      await ctx.abortable(insertLines(ctx.ch, table, from === 0 && to === batch.rows && skip.length === 0 ? batch.body : rowsOf(from, to, skip), { token }));
+      await ctx.abortable(insertLines(ctx.store, table, from === 0 && to === batch.rows && skip.length === 0 ? batch.body : rowsOf(from, to, skip), { token }));
       ctx.onInserted();
     },
     async onFailure(err, kind, attempt) {
@@ -96,7 +96,7 @@ export async function deliverBatch(ctx: DeliveryContext, table: IngestTable, bat
       if (ctx.now() - troubleSince < ctx.unknownErrorGraceMs) return waitAndRetry(err, kind, attempt);
       // Past the grace: split only if ClickHouse is up, so an outage that answers oddly never
       // sends good rows to the quarantine.
-      const up = await ctx.abortable(ctx.ch.ping()).then((r) => r.success, () => false);
+      const up = await ctx.abortable(ctx.store.ping()).catch(() => false);
       return up ? 'split' : waitAndRetry(err, 'transient', attempt);
     },
     outOfTime: () => ctx.now() - troubleSince - outageMs >= ctx.isolationBudgetMs,

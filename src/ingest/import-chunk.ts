@@ -4,8 +4,8 @@ import { hashToUInt64Words } from './enrich/visitor.js';
 import { firstIssue, ImportLine, parseHttpUrl, type ImportInput } from './event-schema.js';
 import { acceptImportLine } from './fast-accept.js';
 import { RowBuffer, TABLE_COLUMNS } from './insert.js';
-import { RowBinaryWriter, rowBinaryEncoder } from './rowbinary.js';
-import { rowBinaryColumnTypes, type ClickHouseClient } from '../adapters/clickhouse.js';
+import { RowBinaryWriter, rowBinaryEncoder } from '../adapters/rowbinary.js';
+import type { RowStore } from '../adapters/row-store.js';
 import { eventRow } from './pipeline.js';
 import type { Project } from '../projects/store.js';
 
@@ -70,13 +70,12 @@ export interface RowColumn {
 
 /**
  * The columns of RowBinary import rows (`events` without `project_id`, with the table's own
- * types) when the client takes them (rowBinaryColumnTypes); undefined for other clients, which
+ * types) when the store takes them (RowStore.rowBinaryTypes); undefined for other stores, which
  * get JSON rows. Plain data, so a worker thread can build the same encoder.
  */
-export async function importRowColumns(ch: ClickHouseClient): Promise<RowColumn[] | undefined> {
-  const typesOf = rowBinaryColumnTypes(ch);
-  if (!typesOf) return undefined;
-  const types = await typesOf('events');
+export async function importRowColumns(store: RowStore): Promise<RowColumn[] | undefined> {
+  if (!store.rowBinaryTypes) return undefined;
+  const types = await store.rowBinaryTypes('events');
   return TABLE_COLUMNS.events
     .filter((name) => name !== 'project_id')
     .map((name) => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ClickHouseClient } from '../adapters/clickhouse.js';
+import type { RowStore } from '../adapters/row-store.js';
 import { createChunkParser, importRowColumns, MAX_LINE_CHARS, parseLineBytes, type ParsedLines, type RowColumn } from './import-chunk.js';
 import type { ImportParseSession, ImportParserPool } from './import-pool.js';
 import { insertLines, RowBuffer } from './insert.js';
@@ -100,11 +100,11 @@ function inlineSession(project: Pick<Project, 'id' | 'domain'>, columns?: RowCol
  * carries the token `{batchId}:{n}` (random without a batch id), so re-sending an import with the
  * same batch id is deduplicated by ClickHouse in the table and its rollups.
  */
-export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Uint8Array>, opts: ImportOptions): Promise<ImportResult> {
+export async function importNdjson(store: RowStore, body: ReadableStream<Uint8Array>, opts: ImportOptions): Promise<ImportResult> {
   const batchRows = opts.batchRows ?? IMPORT_BATCH_ROWS;
   const tokenBase = opts.batchId ? `import:${opts.project.id}:${opts.batchId}` : `import:${randomUUID()}`;
   const result: ImportResult = { imported: 0, rejected: 0, errors: [] };
-  const columns = await importRowColumns(ch);
+  const columns = await importRowColumns(store);
   const format = columns ? 'RowBinary' : 'JSONEachRow';
   const session = opts.parsers?.open(opts.project, columns) ?? inlineSession(opts.project, columns);
   let block = new RowBuffer(16 << 20);
@@ -119,7 +119,7 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
     blockRows = Math.min(batchRows, blockRows * 2);
     const token = `${tokenBase}:${blockIndex++}`;
     if (inFlight.length >= MAX_INSERTS_IN_FLIGHT) await inFlight.shift();
-    const insert = insertWithRetry(ch, rows, token, opts.project.id, format);
+    const insert = insertWithRetry(store, rows, token, opts.project.id, format);
     // Surface a failure at the next wait rather than as an unhandled rejection.
     insert.catch(() => {});
     inFlight.push(insert);
@@ -161,11 +161,11 @@ export async function importNdjson(ch: ClickHouseClient, body: ReadableStream<Ui
   return result;
 }
 
-async function insertWithRetry(ch: ClickHouseClient, rows: Uint8Array, token: string, projectId: string, format: 'JSONEachRow' | 'RowBinary'): Promise<void> {
+async function insertWithRetry(store: RowStore, rows: Uint8Array, token: string, projectId: string, format: 'JSONEachRow' | 'RowBinary'): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       // The rows leave out project_id (see createChunkParser); the insert supplies it.
-      await insertLines(ch, 'events', rows, { token, format, dateFormat: 'basic', parallelViews: true, constants: { project_id: projectId } });
+      await insertLines(store, 'events', rows, { token, format, dateFormat: 'basic', parallelViews: true, constants: { project_id: projectId } });
       return;
     } catch (err) {
       if (attempt >= 3) throw err;

@@ -1,5 +1,5 @@
-import { EncodedRows, type ClickHouseClient } from '../adapters/clickhouse.js';
-import { ByteRows } from './byte-rows.js';
+import { ByteRows } from '../adapters/byte-rows.js';
+import { EncodedRows, type InsertOptions, type RowStore } from '../adapters/row-store.js';
 
 /** Columns of each ingest table that rows may set (a row leaves out those at their default). */
 export const TABLE_COLUMNS = {
@@ -34,46 +34,19 @@ export class RowBuffer extends ByteRows {
   }
 }
 
-export interface InsertOptions {
-  /** Same token for the same rows: a retried insert is then stored once, in the table and every view. */
-  token: string;
-  /** `basic` when every `ts` is already `YYYY-MM-DD hh:mm:ss.sss` (faster); default accepts any ISO form. */
-  dateFormat?: 'basic' | 'best_effort';
-  /** Feed the rollup views in parallel threads: faster bulk loads, but it competes with request handling. */
-  parallelViews?: boolean;
-  /** Column values every row shares, left out of the encoded rows (see EncodedRows). */
-  constants?: Readonly<Record<string, string>>;
-  /** How `body` is encoded: JSONEachRow lines (default), or RowBinary where rowBinaryColumnTypes allows it. */
-  format?: 'JSONEachRow' | 'RowBinary';
-}
-
 /**
- * Inserts rows encoded by `rowLine` (joined, or gathered in a RowBuffer), with a deduplication token (Node clients only, see
- * EncodedRows). ClickHouse drops a block whose token it has seen inside the table's deduplication
- * window, and with `deduplicate_blocks_in_dependent_materialized_views` the rollups drop it too.
+ * Inserts rows encoded by `rowLine` (joined, or gathered in a RowBuffer), or RowBinary rows of
+ * the table's columns where the store takes them, with a deduplication token (see InsertOptions).
  */
-export async function insertLines(ch: ClickHouseClient, table: IngestTable, body: string | Uint8Array, opts: InsertOptions): Promise<void> {
+export async function insertLines(
+  store: RowStore,
+  table: IngestTable,
+  body: string | Uint8Array,
+  opts: InsertOptions & Pick<ConstructorParameters<typeof EncodedRows>[0], 'format' | 'constants'>,
+): Promise<void> {
   if (body.length === 0) return;
-  await ch.insert({
-    table,
-    values: new EncodedRows(body, opts.constants) as never,
-    columns: [...TABLE_COLUMNS[table]] as [string, ...string[]],
-    // RowBinary is not among the client's DataFormat names; the Node adapters take it (see EncodedRows).
-    format: (opts.format ?? 'JSONEachRow') as 'JSONEachRow',
-    clickhouse_settings: {
-      insert_deduplicate: 1,
-      deduplicate_blocks_in_dependent_materialized_views: 1,
-      insert_deduplication_token: opts.token,
-      date_time_input_format: opts.dateFormat ?? 'best_effort',
-      parallel_view_processing: opts.parallelViews ? 1 : 0,
-      // Each view's SELECT already groups its block by the rollup key; merging the result again
-      // on insert is redundant work (~8% of a bulk insert). Background merges still combine parts.
-      optimize_on_insert: 0,
-      // Tables are partitioned by month; an import block may span years of history (a part per
-      // month and table), which the default limit of 100 would refuse as a whole.
-      max_partitions_per_insert_block: '1000',
-    },
-  });
+  const { format, constants, ...insert } = opts;
+  await store.insert(table, new EncodedRows({ body, columns: TABLE_COLUMNS[table], format, constants }), insert);
 }
 
 const DAY_MS = 86_400_000;

@@ -9,7 +9,7 @@ import { pathOf } from './event-schema.js';
 import type { GeoInfo } from './geo.js';
 import { chTimestamp } from './insert.js';
 import type { IngestState } from './state.js';
-import type { UInt64 } from './uint64.js';
+import type { UInt64 } from '../adapters/uint64.js';
 import { validText } from './valid-text.js';
 
 /** What the edge knows about the request an event came in. */

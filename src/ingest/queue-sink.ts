@@ -1,5 +1,5 @@
-import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { insertErrorText } from '../adapters/clickhouse-errors.js';
+import type { RowStore } from '../adapters/row-store.js';
 import { insertIsolatingRefused, skipSuffix, type IsolationProgress } from './poison.js';
 import { logQuarantine, type Quarantine } from './quarantine.js';
 import type { EventSink } from './sink.js';
@@ -50,19 +50,6 @@ async function digest(text: string): Promise<string> {
 
 type Message = MessageBatch<EventsMessage>['messages'][number];
 
-async function insertRows(clickhouse: ClickHouseClient, table: EventsMessage['table'], rows: Record<string, unknown>[], token: string): Promise<void> {
-  await clickhouse.insert({
-    table,
-    values: rows,
-    format: 'JSONEachRow',
-    clickhouse_settings: {
-      insert_deduplicate: 1,
-      deduplicate_blocks_in_dependent_materialized_views: 1,
-      insert_deduplication_token: token,
-    },
-  });
-}
-
 /**
  * The rows of one table's messages, and the dedup token of any part of them: whole messages go
  * under the digest of their ids (one message: its own id's), a part of one message under that
@@ -111,13 +98,13 @@ function messageRows(messages: Message[]) {
  * quarantine (R2 `quarantine/`) and their messages are acked. On any other error the messages
  * not yet placed are retried by the queue; after `max_retries` it moves them to the dead-letter queue.
  */
-export async function consumeEvents(batch: MessageBatch<EventsMessage>, clickhouse: ClickHouseClient, quarantine: Quarantine = logQuarantine(logError)): Promise<void> {
+export async function consumeEvents(batch: MessageBatch<EventsMessage>, store: RowStore, quarantine: Quarantine = logQuarantine(logError)): Promise<void> {
   const byTable = new Map<EventsMessage['table'], Message[]>();
   for (const m of batch.messages) byTable.set(m.body.table, [...(byTable.get(m.body.table) ?? []), m]);
-  for (const [table, messages] of byTable) await consumeTable(clickhouse, quarantine, table, messages);
+  for (const [table, messages] of byTable) await consumeTable(store, quarantine, table, messages);
 }
 
-async function consumeTable(clickhouse: ClickHouseClient, quarantine: Quarantine, table: EventsMessage['table'], messages: Message[]): Promise<void> {
+async function consumeTable(store: RowStore, quarantine: Quarantine, table: EventsMessage['table'], messages: Message[]): Promise<void> {
   const { rows, starts, tokenFor, splitAt, withinOneMessage } = messageRows(messages);
   const progress: IsolationProgress = { placed: 0, refused: [], inserts: 0 };
   let failure: unknown;
@@ -125,7 +112,7 @@ async function consumeTable(clickhouse: ClickHouseClient, quarantine: Quarantine
     await insertIsolatingRefused(
       {
         rows: rows.length,
-        insert: (from, to, skip, token) => insertRows(clickhouse, table, rows.slice(from, to).filter((_, i) => !skip.includes(from + i)), token),
+        insert: (from, to, skip, token) => store.insert(table, rows.slice(from, to).filter((_, i) => !skip.includes(from + i)), { token }),
         tokenFor,
         splitAt,
         setApartNamedRow: withinOneMessage,

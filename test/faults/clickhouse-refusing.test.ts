@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectNodeClickHouse, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import { connectNodeClickHouse, type NodeClickHouse } from '../../src/adapters/node-clickhouse.js';
+import type { RowStore } from '../../src/adapters/row-store.js';
 import { createBatcher } from '../../src/ingest/batcher.js';
 import { fileQuarantine } from '../../src/ingest/file-quarantine.js';
 import { fileJournal } from '../../src/ingest/journal.js';
@@ -60,19 +61,17 @@ const quarantineLines = (dir: string) =>
       .map((l) => ({ file: name, ...(JSON.parse(l) as QuarantineLine) })),
   );
 
-/** The real client, except that inserts after the first `answered` land but never answer (a crash right after). */
-function answersLostAfter(real: ClickHouseClient, answered: number) {
+/** The real store, except that inserts after the first `answered` land but never answer (a crash right after). */
+function answersLostAfter(real: RowStore, answered: number): RowStore {
   let calls = 0;
-  return new Proxy(real, {
-    get(target, prop, receiver) {
-      if (prop !== 'insert') return Reflect.get(target, prop, receiver);
-      return async (params: Parameters<ClickHouseClient['insert']>[0]) => {
-        const answers = calls++ < answered;
-        const result = await target.insert(params);
-        return answers ? result : new Promise<never>(() => {});
-      };
+  return {
+    ...real,
+    async insert(table, rows, opts) {
+      const answers = calls++ < answered;
+      await real.insert(table, rows, opts);
+      return answers ? undefined : new Promise<never>(() => {});
     },
-  });
+  };
 }
 
 describe('ClickHouse refusing rows (data errors)', () => {
@@ -81,7 +80,7 @@ describe('ClickHouse refusing rows (data errors)', () => {
     const journalDir = tempDir('poison-journal');
     const quarantineDir = tempDir('poison-quarantine');
     const logs: string[] = [];
-    const batcher = createBatcher(h.deps.clickhouse, { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), maxBatchRows: 1000, flushIntervalMs: 100, log: (l) => logs.push(l) });
+    const batcher = createBatcher(h.deps.rowStore, { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), maxBatchRows: 1000, flushIntervalMs: 100, log: (l) => logs.push(l) });
     const started = Date.now();
     // One batch of 1000 rows with 3 the engine refuses; bot hits alongside; then 2 clean batches.
     await Promise.all([batcher.write('events', batchRows(projectId, 1000)), batcher.write('bot_hits', Array.from({ length: 40 }, (_, i) => hit(projectId, i)))]);
@@ -119,14 +118,14 @@ describe('ClickHouse refusing rows (data errors)', () => {
     // 998), row 998 alone, and the batch without the three, which stores 997 rows. That last one
     // lands but its answer never comes; the process gives up (its close deadline) before the
     // quarantine is written and the batch leaves the journal.
-    const crashed = createBatcher(answersLostAfter(h.deps.clickhouse, 6), { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 3_600_000, closeTimeoutMs: 3000, log: () => {} });
+    const crashed = createBatcher(answersLostAfter(h.deps.rowStore, 6), { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 3_600_000, closeTimeoutMs: 3000, log: () => {} });
     await crashed.write('events', batchRows(projectId, 1000));
     await crashed.close();
     expect(await events(projectId)).toBe(997);
     expect(crashed.buffered()).toBe(1000);
     expect(quarantineLines(quarantineDir)).toEqual([]);
 
-    const restarted = createBatcher(h.deps.clickhouse, { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), log: () => {} });
+    const restarted = createBatcher(h.deps.rowStore, { journal: fileJournal(journalDir), quarantine: fileQuarantine(quarantineDir), log: () => {} });
     await restarted.close();
     expect(await events(projectId)).toBe(997);
     expect(await pageviews(projectId)).toBe(997);
@@ -140,7 +139,7 @@ describe('a batch with more refused rows than its time budget allows', () => {
   it('stops isolating when the budget is spent: the failing part goes to the quarantine whole, nothing is lost or doubled', async () => {
     const projectId = unique('prj_budget');
     const quarantineDir = tempDir('budget-quarantine');
-    const batcher = createBatcher(h.deps.clickhouse, { quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 3_600_000, isolationBudgetMs: 400, log: () => {} });
+    const batcher = createBatcher(h.deps.rowStore, { quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 3_600_000, isolationBudgetMs: 400, log: () => {} });
     // Every 10th row of 2000 is refused: 200 of them, far more than 400 ms can isolate.
     const rows = Array.from({ length: 2000 }, (_, i) => (i % 10 === 5 ? { ...row(projectId, i), kind: 'bogus' } : row(projectId, i)));
     const started = Date.now();
@@ -162,7 +161,7 @@ describe('a batch with more refused rows than its time budget allows', () => {
 describe('ClickHouse refusing connections', () => {
   let bridge: RunningBridge;
   let proxy: FaultProxy;
-  let client: ClickHouseClient;
+  let client: NodeClickHouse;
   beforeAll(async () => {
     bridge = await startClickHouseBridge({ clickhouse: h.deps.clickhouse });
     const { port } = new URL(bridge.url);
@@ -170,7 +169,7 @@ describe('ClickHouse refusing connections', () => {
     client = await connectNodeClickHouse({ url: proxy.url, dataDir: h.deps.config.DATA_DIR });
   });
   afterAll(async () => {
-    await client.close();
+    await client.client.close();
     await proxy.close();
     await bridge.close();
   });
@@ -182,18 +181,16 @@ describe('ClickHouse refusing connections', () => {
     // The connection drops for 3 s right after the first two inserts (the batch, refused at row
     // 17, and row 17 alone): longer than the whole isolation budget.
     let calls = 0;
-    const flaky = new Proxy(client, {
-      get(target, prop, receiver) {
-        if (prop !== 'insert') return Reflect.get(target, prop, receiver);
-        return async (params: Parameters<ClickHouseClient['insert']>[0]) => {
-          if (++calls === 3) {
-            await proxy.mode('refuse');
-            setTimeout(() => void proxy.mode('up'), 3000);
-          }
-          return target.insert(params);
-        };
+    const flaky: RowStore = {
+      ...client.rowStore,
+      async insert(table, rows, opts) {
+        if (++calls === 3) {
+          await proxy.mode('refuse');
+          setTimeout(() => void proxy.mode('up'), 3000);
+        }
+        return client.rowStore.insert(table, rows, opts);
       },
-    });
+    };
     const batcher = createBatcher(flaky, { quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 3_600_000, retryDelayMs: 50, maxRetryDelayMs: 200, isolationBudgetMs: 1500, log: () => {} });
     await batcher.write('events', batchRows(projectId, 1000));
     const started = Date.now();
@@ -209,7 +206,7 @@ describe('ClickHouse refusing connections', () => {
     await proxy.mode('refuse');
     const projectId = unique('prj_conn');
     const logs: string[] = [];
-    const batcher = createBatcher(client, { journal: fileJournal(tempDir('conn-journal')), quarantine: fileQuarantine(tempDir('conn-quarantine')), maxBatchRows: 100, flushIntervalMs: 50, retryDelayMs: 50, maxRetryDelayMs: 300, log: (l) => logs.push(l) });
+    const batcher = createBatcher(client.rowStore, { journal: fileJournal(tempDir('conn-journal')), quarantine: fileQuarantine(tempDir('conn-quarantine')), maxBatchRows: 100, flushIntervalMs: 50, retryDelayMs: 50, maxRetryDelayMs: 300, log: (l) => logs.push(l) });
     for (let i = 0; i < 500; i += 50) await batcher.write('events', Array.from({ length: 50 }, (_, j) => row(projectId, i + j)));
     await expect.poll(() => logs.filter((l) => /insert into events failed.*transient.*ECONNREFUSED/.test(l)).length, { timeout: 10_000 }).toBeGreaterThan(1);
     expect(await events(projectId)).toBe(0);
@@ -234,7 +231,7 @@ describe('ClickHouse refusing connections', () => {
 describe('ClickHouse failing with an error that is neither a data nor a connection error', () => {
   let bridge: RunningBridge;
   let front: Server;
-  let client: ClickHouseClient;
+  let client: NodeClickHouse;
   const state = { pingUp: true, refusals: 0 };
   beforeAll(async () => {
     bridge = await startClickHouseBridge({ clickhouse: h.deps.clickhouse });
@@ -262,7 +259,7 @@ describe('ClickHouse failing with an error that is neither a data nor a connecti
     client = await connectNodeClickHouse({ url: `http://127.0.0.1:${(front.address() as { port: number }).port}`, dataDir: h.deps.config.DATA_DIR });
   });
   afterAll(async () => {
-    await client.close();
+    await client.client.close();
     await new Promise<void>((r) => front.close(() => r()));
     await bridge.close();
   });
@@ -272,7 +269,7 @@ describe('ClickHouse failing with an error that is neither a data nor a connecti
     const quarantineDir = tempDir('unknown-quarantine');
     const logs: string[] = [];
     state.pingUp = false;
-    const batcher = createBatcher(client, { quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 50, retryDelayMs: 50, maxRetryDelayMs: 100, unknownErrorGraceMs: 500, log: (l) => logs.push(l) });
+    const batcher = createBatcher(client.rowStore, { quarantine: fileQuarantine(quarantineDir), flushIntervalMs: 50, retryDelayMs: 50, maxRetryDelayMs: 100, unknownErrorGraceMs: 500, log: (l) => logs.push(l) });
     const started = Date.now();
     await batcher.write('events', Array.from({ length: 20 }, (_, i) => (i === 13 ? { ...row(projectId, i), path: '/boom' } : row(projectId, i))));
     // Past the grace, but ClickHouse does not answer a ping: maybe an outage, so nothing is split.

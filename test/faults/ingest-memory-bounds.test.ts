@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import type { RowStore } from '../../src/adapters/row-store.js';
 import { BufferFullError, createBatcher } from '../../src/ingest/batcher.js';
 import { RowBuffer } from '../../src/ingest/insert.js';
 import { fileJournal, type BatchJournal } from '../../src/ingest/journal.js';
@@ -43,33 +43,29 @@ const row = (projectId: string, i: number) => ({
 /** Bytes the first `n` rows take in the buffer (a JSON line each). */
 const bytesOfRows = (projectId: string, n: number) => Array.from({ length: n }, (_, i) => JSON.stringify(row(projectId, i)).length + 1).reduce((a, b) => a + b, 0);
 
-/** The real client, whose inserts fail while `down` is set, and which can watch each insert. */
-function switchable(real: ClickHouseClient, onInsert: () => void = () => {}) {
+/** The real store, whose inserts fail while `down` is set, and which can watch each insert. */
+function switchable(real: RowStore, onInsert: () => void = () => {}) {
   const state = { down: false };
-  const client = new Proxy(real, {
-    get(target, prop, receiver) {
-      if (prop === 'insert') {
-        return async (params: Parameters<ClickHouseClient['insert']>[0]) => {
-          onInsert();
-          if (state.down) throw new Error('connect ECONNREFUSED 127.0.0.1:8123 (test double)');
-          return target.insert(params);
-        };
-      }
-      return Reflect.get(target, prop, receiver);
+  const store: RowStore = {
+    ...real,
+    async insert(table, rows, opts) {
+      onInsert();
+      if (state.down) throw new Error('connect ECONNREFUSED 127.0.0.1:8123 (test double)');
+      return real.insert(table, rows, opts);
     },
-  });
-  return { client, state };
+  };
+  return { store, state };
 }
 
 describe('the ingest buffer is bounded in bytes', () => {
   it('refuses rows past maxBufferedBytes while ClickHouse is down, keeps what it took, and stores it once back up', async () => {
     const projectId = unique('prj_bytes');
-    const ch = switchable(h.deps.clickhouse);
+    const ch = switchable(h.deps.rowStore);
     ch.state.down = true;
     const lines: string[] = [];
     // Room for exactly 20 rows (the 21st is a few bytes short of fitting).
     const bound = bytesOfRows(projectId, 21) - 10;
-    const batcher = createBatcher(ch.client, { maxBufferedBytes: bound, maxBufferedRows: 1_000_000, flushIntervalMs: 20, retryDelayMs: 10, maxRetryDelayMs: 20, log: (l) => lines.push(l) });
+    const batcher = createBatcher(ch.store, { maxBufferedBytes: bound, maxBufferedRows: 1_000_000, flushIntervalMs: 20, retryDelayMs: 10, maxRetryDelayMs: 20, log: (l) => lines.push(l) });
     let accepted = 0;
     let refused: unknown = null;
     for (let i = 0; i < 100 && !refused; i++) {
@@ -108,7 +104,7 @@ describe('the ingest buffer is bounded in bytes', () => {
       },
     };
     const bound = bytesOfRows(projectId, 6);
-    const batcher = createBatcher(h.deps.clickhouse, { journal, maxBufferedBytes: bound, flushIntervalMs: 3_600_000 });
+    const batcher = createBatcher(h.deps.rowStore, { journal, maxBufferedBytes: bound, flushIntervalMs: 3_600_000 });
     const writeRows = (from: number, to: number) => Promise.allSettled(Array.from({ length: to - from }, (_, i) => batcher.write('events', [row(projectId, from + i)])));
     expect((await writeRows(0, 3)).every((r) => r.status === 'fulfilled')).toBe(true);
     const kept = batcher.bufferedBytes();
@@ -123,12 +119,12 @@ describe('the ingest buffer is bounded in bytes', () => {
   });
 
   it('POST /api/event answers 503 past the byte bound, on the Node fast path and the Hono route', async () => {
-    const ch = switchable(h.deps.clickhouse);
+    const ch = switchable(h.deps.rowStore);
     ch.state.down = true;
     let batcher!: ReturnType<typeof createBatcher>;
     // Room for a few events (an event row is a few hundred bytes).
     const small = await createHarness({
-      sink: () => (batcher = createBatcher(ch.client, { maxBufferedBytes: 3000, flushIntervalMs: 20, retryDelayMs: 10, maxRetryDelayMs: 20, log: () => {} })),
+      sink: () => (batcher = createBatcher(ch.store, { maxBufferedBytes: 3000, flushIntervalMs: 20, retryDelayMs: 10, maxRetryDelayMs: 20, log: () => {} })),
     });
     const owner = await small.user('bytes');
     const domain = small.domain('bytes');
@@ -215,9 +211,9 @@ describe('the journal is replayed batch by batch', () => {
     let batcher: ReturnType<typeof createBatcher> | undefined;
     let peakBytes = 0;
     // Watches what the batcher holds at every insert (the first starts before createBatcher returns).
-    const ch = switchable(h.deps.clickhouse, () => (peakBytes = Math.max(peakBytes, batcher?.bufferedBytes() ?? 0)));
+    const ch = switchable(h.deps.rowStore, () => (peakBytes = Math.max(peakBytes, batcher?.bufferedBytes() ?? 0)));
     const logs: string[] = [];
-    batcher = createBatcher(ch.client, { journal, maxBufferedBytes: bound, flushIntervalMs: 3_600_000, log: (l) => logs.push(l) });
+    batcher = createBatcher(ch.store, { journal, maxBufferedBytes: bound, flushIntervalMs: 3_600_000, log: (l) => logs.push(l) });
     expect(logs.some((l) => /earlier process left in the journal .*\(25 batches\)/.test(l))).toBe(true);
     // Live traffic goes on while the backlog drains.
     await batcher.write('events', [row(projectId, next++)]);
@@ -229,7 +225,7 @@ describe('the journal is replayed batch by batch', () => {
     expect(readdirSync(dir).filter((n) => !n.startsWith('open-'))).toEqual([]);
     await batcher.close();
     // A second start finds nothing left.
-    const again = createBatcher(h.deps.clickhouse, { journal: fileJournal(dir) });
+    const again = createBatcher(h.deps.rowStore, { journal: fileJournal(dir) });
     await again.close();
     expect(await count(projectId)).toBe(FILES * ROWS + 100 + 1);
   }, 60_000);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import type { RowStore } from '../../src/adapters/row-store.js';
 import { createApp } from '../../src/app.js';
 import type { Deps } from '../../src/deps.js';
 import { createBatcher } from '../../src/ingest/batcher.js';
@@ -115,7 +115,7 @@ beforeAll(async () => {
   h = await createHarness({
     env: { TRUST_PROXY: '1', INGEST_IP_PER_MIN: '1000000', INGEST_PROJECT_PER_SEC: '1000000' },
     // The production write path on Node: rows batched and inserted as JSONEachRow.
-    sink: (deps) => (sink = createBatcher(deps.clickhouse, { maxBatchRows: 1000, flushIntervalMs: 1000, retryDelayMs: 30, maxRetryDelayMs: 200, log: (l) => batcherLogs.push(l) })),
+    sink: (deps) => (sink = createBatcher(deps.rowStore, { maxBatchRows: 1000, flushIntervalMs: 1000, retryDelayMs: 30, maxRetryDelayMs: 200, log: (l) => batcherLogs.push(l) })),
   });
   owner = await h.user('poison');
   node = await listenAsNode(h);
@@ -327,10 +327,8 @@ describe('POST …/import with poison text, then ordinary lines', TEST_TIMEOUT, 
 
   it('as JSONEachRow (what a ClickHouse server is sent)', async () => {
     // The same embedded engine, minus the RowBinary capability: the import then encodes JSON lines.
-    const jsonOnly = new Proxy(h.deps.clickhouse, {
-      get: (target, prop, receiver) => (typeof prop === 'symbol' && prop.description === 'sightline.rowBinaryTypes' ? undefined : Reflect.get(target, prop, receiver)),
-    }) as ClickHouseClient;
-    await importInto(appWith({ clickhouse: jsonOnly }), 'poison-import-json');
+    const jsonOnly: RowStore = { ...h.deps.rowStore, rowBinaryTypes: undefined };
+    await importInto(appWith({ rowStore: jsonOnly }), 'poison-import-json');
   });
 });
 
@@ -365,7 +363,7 @@ describe('Workers queue consumer with poison text, then ordinary rows', TEST_TIM
     for (let j = 0; j < NORMAL; j++) expect((await post({ site: p.id, kind: 'pageview', url: `https://${p.domain}/normal/${j}` })).status).toBe(202);
 
     const { batch, acked, retried } = batchOf(enqueued);
-    await consumeEvents(batch, h.deps.clickhouse);
+    await consumeEvents(batch, h.deps.rowStore);
     expect(retried).toEqual([]);
     expect(acked).toHaveLength(enqueued.length);
     expect(await count('events', p.id)).toBe(POISON.length + NORMAL);
@@ -402,7 +400,7 @@ describe('Workers queue consumer with poison text, then ordinary rows', TEST_TIM
       { table: 'events', rows: normal.slice(100) },
     ];
     const { batch, acked, retried } = batchOf(bodies);
-    await consumeEvents(batch, h.deps.clickhouse);
+    await consumeEvents(batch, h.deps.rowStore);
     expect(retried).toEqual([]);
     expect(acked).toHaveLength(bodies.length);
     expect(await count('events', p.id)).toBe(POISON.length + NORMAL);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import type { RowStore } from '../../src/adapters/row-store.js';
 
 /** A generated event: the columns the reports read, as the reference sees them. */
 export interface GenEvent {
@@ -90,12 +90,11 @@ export function timesAround(from: number, to: number, edges: readonly number[]):
 const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
 /** Inserts events for `projectId` straight into `events`; the materialized views fill the rollups. */
-export async function insertEvents(ch: ClickHouseClient, projectId: string, events: readonly GenEvent[]): Promise<void> {
+export async function insertEvents(store: RowStore, projectId: string, events: readonly GenEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await ch.insert({
-    table: 'events',
-    format: 'JSONEachRow',
-    values: events.map((e) => ({
+  await store.insert(
+    'events',
+    events.map((e) => ({
       project_id: projectId,
       ts: chTime(e.ts),
       kind: e.kind,
@@ -116,7 +115,7 @@ export async function insertEvents(ch: ClickHouseClient, projectId: string, even
       duration_ms: e.durationMs,
       lcp: e.kind === 'vitals' ? 1234 : null,
     })),
-  });
+  );
 }
 
 /** One event with plain defaults (a desktop Chrome pageview of `/` from nowhere); override what matters. */

@@ -62,7 +62,7 @@ export async function createHarness(
 ): Promise<Harness> {
   // Sign-ins of every test file share one address in-process; test/integration/auth-limit.test.ts checks the limit.
   const baseEnv = { DATA_DIR, REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_AUTH_PER_MIN: '100000' };
-  shared ??= buildNodeRuntime(parseConfig(baseEnv), { makeSink: (d) => directSink(d.clickhouse) });
+  shared ??= buildNodeRuntime(parseConfig(baseEnv), { makeSink: (d) => directSink(d.rowStore) });
   const base = await shared;
   const config = parseConfig({ ...baseEnv, ...opts.env });
   let redis = base.deps.redis;

@@ -93,14 +93,13 @@ describe('bots report', () => {
   it('equals the TypeScript computation for every period and filter', async () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice, ZONE);
     const hits = generate(3);
-    await ctx.h.deps.clickhouse.insert({
-      table: 'bot_hits',
-      format: 'JSONEachRow',
-      values: hits.map((x) => ({
+    await ctx.h.deps.rowStore.insert(
+      'bot_hits',
+      hits.map((x) => ({
         project_id: id, ts: chTime(x.ts), bot_slug: x.slug, bot_name: x.name, category: x.category,
         verified: x.verified ? 1 : 0, path: x.path, status: 200, user_agent: `${x.name}/1.0`,
       })),
-    });
+    );
     for (const key of GOAL_BOT_PERIODS) {
       for (const filter of BOT_FILTERS) {
         const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/bots?period=${key}&filter=${filter}`, ctx.alice.readKey);

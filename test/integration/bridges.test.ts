@@ -4,7 +4,9 @@ import { Redis } from '@upstash/redis';
 import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
 import { startUpstashBridge } from '../../scripts/bridges/upstash-rest.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
-import { connectNodeClickHouse } from '../../src/adapters/clickhouse.js';
+import { clickhouseSettings, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import { connectNodeClickHouse } from '../../src/adapters/node-clickhouse.js';
+import { rowsAfterStatement, serverRowStore } from '../../src/adapters/row-store.js';
 import { insertLines, rowLine } from '../../src/ingest/insert.js';
 
 let h: Harness;
@@ -40,38 +42,52 @@ describe('ClickHouse HTTP bridge', () => {
   });
 });
 
-describe('Node client over HTTP (CLICKHOUSE_URL)', () => {
-  it('inserts pre-encoded rows as the INSERT body, deduplicated by their token', async () => {
-    const server = await connectNodeClickHouse({ url: ch.url, dataDir: '/nonexistent' });
-    const projectId = unique('prj_http');
-    const lines = [1, 2, 3].map((i) =>
-      rowLine({ project_id: projectId, ts: `2026-01-0${i} 10:00:00.000`, kind: 'pageview', visitor_id: String(i), session_id: '7', path: `/p${i}`, hostname: 'h.example' }),
-    );
-    const token = unique('tok');
-    await insertLines(server, 'events', lines.join(''), { token });
-    await insertLines(server, 'events', lines.join(''), { token });
-    const rs = await h.deps.clickhouse.query({
-      query: 'SELECT path, visitor_id FROM events WHERE project_id = {p:String} ORDER BY path',
-      query_params: { p: projectId },
-      format: 'JSONEachRow',
+describe('the server row store over HTTP (CLICKHOUSE_URL)', () => {
+  // The Node client streams the rows after the statement; client-web (Workers) sends them as text after it.
+  const transports = {
+    'Node client': async () => {
+      const server = await connectNodeClickHouse({ url: ch.url, dataDir: '/nonexistent' });
+      return { rowStore: server.rowStore, close: () => server.client.close() };
+    },
+    'client-web': async () => {
+      const web = createWebClient({ url: ch.url, clickhouse_settings: clickhouseSettings });
+      return { rowStore: serverRowStore(web as unknown as ClickHouseClient, rowsAfterStatement), close: () => web.close() };
+    },
+  };
+  for (const [label, connect] of Object.entries(transports)) {
+    it(`${label}: inserts pre-encoded rows as the INSERT body, deduplicated by their token`, async () => {
+      const { rowStore, close } = await connect();
+      const projectId = unique('prj_http');
+      const lines = [1, 2, 3].map((i) =>
+        rowLine({ project_id: projectId, ts: `2026-01-0${i} 10:00:00.000`, kind: 'pageview', visitor_id: String(i), session_id: '7', path: `/p${i}`, hostname: 'h.example' }),
+      );
+      const token = unique('tok');
+      await insertLines(rowStore, 'events', lines.join(''), { token });
+      await insertLines(rowStore, 'events', lines.join(''), { token });
+      const rs = await h.deps.clickhouse.query({
+        query: 'SELECT path, visitor_id FROM events WHERE project_id = {p:String} ORDER BY path',
+        query_params: { p: projectId },
+        format: 'JSONEachRow',
+      });
+      expect(await rs.json()).toEqual([
+        { path: '/p1', visitor_id: '1' },
+        { path: '/p2', visitor_id: '2' },
+        { path: '/p3', visitor_id: '3' },
+      ]);
+      // Rows without the project id, supplied once as a constant (as an import sends them).
+      const constant = unique('prj_const');
+      const bare = [4, 5].map((i) => rowLine({ ts: `2026-01-0${i} 10:00:00.000`, kind: 'pageview', visitor_id: String(i), session_id: '7', path: `/p${i}` })).join('');
+      await insertLines(rowStore, 'events', bare, { token: unique('tok'), constants: { project_id: constant } });
+      const withConstant = await h.deps.clickhouse.query({
+        query: 'SELECT path FROM events WHERE project_id = {p:String} ORDER BY path',
+        query_params: { p: constant },
+        format: 'JSONEachRow',
+      });
+      expect(await withConstant.json()).toEqual([{ path: '/p4' }, { path: '/p5' }]);
+      expect(await rowStore.ping()).toBe(true);
+      await close();
     });
-    expect(await rs.json()).toEqual([
-      { path: '/p1', visitor_id: '1' },
-      { path: '/p2', visitor_id: '2' },
-      { path: '/p3', visitor_id: '3' },
-    ]);
-    // Rows without the project id, supplied once as a constant (as an import sends them).
-    const constant = unique('prj_const');
-    const bare = [4, 5].map((i) => rowLine({ ts: `2026-01-0${i} 10:00:00.000`, kind: 'pageview', visitor_id: String(i), session_id: '7', path: `/p${i}` })).join('');
-    await insertLines(server, 'events', bare, { token: unique('tok'), constants: { project_id: constant } });
-    const withConstant = await h.deps.clickhouse.query({
-      query: 'SELECT path FROM events WHERE project_id = {p:String} ORDER BY path',
-      query_params: { p: constant },
-      format: 'JSONEachRow',
-    });
-    expect(await withConstant.json()).toEqual([{ path: '/p4' }, { path: '/p5' }]);
-    await server.close();
-  });
+  }
 });
 
 describe('Upstash REST bridge', () => {

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EncodedRows } from '../../src/adapters/clickhouse.js';
+import { EncodedRows } from '../../src/adapters/row-store.js';
 import { insertLines, rowLine } from '../../src/ingest/insert.js';
 import { importNdjson } from '../../src/ingest/import.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
@@ -41,8 +41,8 @@ describe('bulk inserts through the spool file (bodies of 8 MB and more)', () => 
     ).join('');
     expect(body.length).toBeGreaterThan(8 << 20);
     const token = unique('bulk-token');
-    await insertLines(h.deps.clickhouse, 'events', body, { token, dateFormat: 'basic', parallelViews: true });
-    await insertLines(h.deps.clickhouse, 'events', body, { token, dateFormat: 'basic', parallelViews: true });
+    await insertLines(h.deps.rowStore, 'events', body, { token, dateFormat: 'basic', parallelViews: true });
+    await insertLines(h.deps.rowStore, 'events', body, { token, dateFormat: 'basic', parallelViews: true });
     expect(await scalar('SELECT count() AS n FROM events WHERE project_id = {id:String}', projectId)).toBe(rows);
     expect(await scalar('SELECT sum(pageviews) AS n FROM stats_15m WHERE project_id = {id:String}', projectId)).toBe(rows * 0.75);
     expect(await scalar('SELECT sum(pageviews) AS n FROM pages_1d WHERE project_id = {id:String}', projectId)).toBe(rows * 0.75);
@@ -61,7 +61,7 @@ describe('bulk inserts through the spool file (bodies of 8 MB and more)', () => 
       });
       const body = rows.map((r) => rowLine(r)).join('');
       expect(body.length >= 8 << 20).toBe(label === 'spool');
-      await insertLines(h.deps.clickhouse, 'events', body, { token: unique('tricky'), dateFormat: 'basic' });
+      await insertLines(h.deps.rowStore, 'events', body, { token: unique('tricky'), dateFormat: 'basic' });
       const rs = await h.deps.clickhouse.query({
         query: 'SELECT path, event_name, props, lcp FROM events WHERE project_id = {id:String} AND visitor_id <= 7 ORDER BY visitor_id',
         query_params: { id: projectId },
@@ -74,11 +74,11 @@ describe('bulk inserts through the spool file (bodies of 8 MB and more)', () => 
   });
 
   it('refuses a table or column name that is not an identifier instead of writing it into SQL', async () => {
-    const values = new EncodedRows(rowLine({ project_id: 'x' }).repeat(1));
+    const values = new EncodedRows({ body: rowLine({ project_id: 'x' }).repeat(1), columns: ['project_id'] });
     // Inline bodies go to chdb's raw insert, which checks identifiers itself.
-    await expect(h.deps.clickhouse.insert({ table: 'events; DROP TABLE events', values: values as never, columns: ['project_id'], format: 'JSONEachRow' })).rejects.toThrow(/Invalid insert target table/);
-    const big = new EncodedRows(rowLine({ project_id: 'x', referrer: 'r'.repeat(1000) }).repeat(9000));
-    await expect(h.deps.clickhouse.insert({ table: 'events', values: big as never, columns: ['project_id', 'referrer) SELECT 1 --'], format: 'JSONEachRow' })).rejects.toThrow(/not an identifier/);
+    await expect(h.deps.rowStore.insert('events; DROP TABLE events', values)).rejects.toThrow(/Invalid insert target table/);
+    const big = new EncodedRows({ body: rowLine({ project_id: 'x', referrer: 'r'.repeat(1000) }).repeat(9000), columns: ['project_id', 'referrer) SELECT 1 --'] });
+    await expect(h.deps.rowStore.insert('events', big)).rejects.toThrow(/not an identifier/);
   });
 
   it('an import sent twice with the same batch id, its body split differently each time, is stored once', async () => {
@@ -97,8 +97,8 @@ describe('bulk inserts through the spool file (bodies of 8 MB and more)', () => 
           controller.close();
         },
       });
-    const first = await importNdjson(h.deps.clickhouse, streamOf(97), { project, batchId: 'resplit', batchRows: 300 });
-    const again = await importNdjson(h.deps.clickhouse, streamOf(65_536), { project, batchId: 'resplit', batchRows: 300 });
+    const first = await importNdjson(h.deps.rowStore, streamOf(97), { project, batchId: 'resplit', batchRows: 300 });
+    const again = await importNdjson(h.deps.rowStore, streamOf(65_536), { project, batchId: 'resplit', batchRows: 300 });
     expect(first).toEqual({ imported: 2000, rejected: 1, errors: [{ line: 702, error: expect.any(String) }] });
     expect(again).toEqual(first);
     expect(await scalar('SELECT count() AS n FROM events WHERE project_id = {id:String}', projectId)).toBe(2000);

@@ -43,7 +43,7 @@ beforeAll(async () => {
   domain = h.domain('export');
   const res = await h.call('POST', '/api/v1/projects', { token: alice.writeKey, body: { name: 'Export', domain } });
   expect(res.status).toBe(201);
-  await insertEvents(h.deps.clickhouse, ((await res.json()) as { id: string }).id, events());
+  await insertEvents(h.deps.rowStore, ((await res.json()) as { id: string }).id, events());
 });
 afterAll(closeHarness);
 

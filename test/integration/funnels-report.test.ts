@@ -103,7 +103,7 @@ describe('funnels', () => {
   it('counts visitors per step within one session, in order, inside the window', async () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice);
     const events = journeys();
-    await insertEvents(ctx.h.deps.clickhouse, id, events);
+    await insertEvents(ctx.h.deps.rowStore, id, events);
     const made = await callJson(ctx.h, 'POST', `/api/v1/projects/${domain}/funnels`, ctx.alice.writeKey, { name: 'Signup flow', steps: FUNNEL });
     expect(made.status).toBe(201);
     expect(made.body).toEqual({ id: expect.any(String), name: 'Signup flow', steps: FUNNEL, createdAt: new Date(NOW).toISOString() });
@@ -129,7 +129,7 @@ describe('funnels', () => {
 
   it('lets one event advance one step only', async () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice);
-    await insertEvents(ctx.h.deps.clickhouse, id, [
+    await insertEvents(ctx.h.deps.rowStore, id, [
       makeEvent({ ts: NOW - 10 * MIN, visitor: 1, path: '/p1' }),
       makeEvent({ ts: NOW - 10 * MIN, visitor: 2, path: '/p1' }),
       makeEvent({ ts: NOW - 9 * MIN, visitor: 2, path: '/p2' }),
@@ -166,7 +166,7 @@ describe('funnels', () => {
         }
       }
     }
-    await insertEvents(ctx.h.deps.clickhouse, id, events);
+    await insertEvents(ctx.h.deps.rowStore, id, events);
     const steps: Step[] = [
       { type: 'pageview', value: '/shop/*' },
       { type: 'event', value: 'add_to_cart' },

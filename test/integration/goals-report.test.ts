@@ -116,7 +116,7 @@ describe('goals', () => {
   it('creates goals of every type and reports each per its definition, for every period', async () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice, ZONE);
     const events = generate(7);
-    await insertEvents(ctx.h.deps.clickhouse, id, events);
+    await insertEvents(ctx.h.deps.rowStore, id, events);
     const created: { id: string }[] = [];
     for (const g of GOALS) {
       const res = await callJson(ctx.h, 'POST', `/api/v1/projects/${domain}/goals`, ctx.alice.writeKey, g);

@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowBinaryColumnTypes } from '../../src/adapters/clickhouse.js';
 import { createChunkParser, importRowColumns } from '../../src/ingest/import-chunk.js';
 import { importNdjson } from '../../src/ingest/import.js';
 import { createImportWorkerPool } from '../../src/ingest/import-pool.js';
 import { insertLines } from '../../src/ingest/insert.js';
-import { RowBinaryWriter, rowBinaryEncoder, writerFor } from '../../src/ingest/rowbinary.js';
+import { RowBinaryWriter, rowBinaryEncoder, writerFor } from '../../src/adapters/rowbinary.js';
 import { hashToUInt64, hashToUInt64Words } from '../../src/ingest/enrich/visitor.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
 
@@ -67,8 +66,8 @@ async function storedRows(projectId: string): Promise<string[]> {
 
 describe('RowBinary import rows', () => {
   it('is what the embedded engine is offered, built from the events table’s own column types', async () => {
-    expect(rowBinaryColumnTypes(h.deps.clickhouse)).toBeTypeOf('function');
-    expect((await importRowColumns(h.deps.clickhouse))?.map((c) => c.name)).toContain('visitor_id');
+    expect(h.deps.rowStore.rowBinaryTypes).toBeTypeOf('function');
+    expect((await importRowColumns(h.deps.rowStore))?.map((c) => c.name)).toContain('visitor_id');
   });
 
   it('stores exactly what the same lines store as JSONEachRow, in every column', async () => {
@@ -83,14 +82,14 @@ describe('RowBinary import rows', () => {
     }));
     const lines = [...fixed, ...extra].map((l) => JSON.stringify(l));
     const project = { id: unique('prj'), domain: 'example.com' };
-    const binary = createChunkParser(project, await importRowColumns(h.deps.clickhouse))(lines, 1);
+    const binary = createChunkParser(project, await importRowColumns(h.deps.rowStore))(lines, 1);
     const json = createChunkParser(project)(lines, 1);
     expect(binary.errors).toEqual([]);
     expect(json.errors).toEqual([]);
 
     const [a, b] = [unique('prj-bin'), unique('prj-json')];
-    await insertLines(h.deps.clickhouse, 'events', binary.bytes, { token: unique('t'), format: 'RowBinary', dateFormat: 'basic', constants: { project_id: a } });
-    await insertLines(h.deps.clickhouse, 'events', json.bytes, { token: unique('t'), dateFormat: 'basic', constants: { project_id: b } });
+    await insertLines(h.deps.rowStore, 'events', binary.bytes, { token: unique('t'), format: 'RowBinary', dateFormat: 'basic', constants: { project_id: a } });
+    await insertLines(h.deps.rowStore, 'events', json.bytes, { token: unique('t'), dateFormat: 'basic', constants: { project_id: b } });
     const [fromBinary, fromJson] = [await storedRows(a), await storedRows(b)];
     expect(fromBinary.length).toBe(lines.length);
     expect(fromBinary).toEqual(fromJson);
@@ -99,7 +98,7 @@ describe('RowBinary import rows', () => {
   it('goes through a whole import, deduplicated when sent again with the same batch id', async () => {
     const project = { id: unique('prj'), domain: 'example.com' };
     const body = fixed.map((l) => JSON.stringify(l)).join('\n');
-    const send = () => importNdjson(h.deps.clickhouse, new Response(body).body!, { project, batchId: 'same' });
+    const send = () => importNdjson(h.deps.rowStore, new Response(body).body!, { project, batchId: 'same' });
     expect(await send()).toEqual({ imported: fixed.length, rejected: 0, errors: [] });
     await send();
     expect((await storedRows(project.id)).length).toBe(fixed.length);
@@ -132,7 +131,7 @@ describe('RowBinary import rows', () => {
   });
 
   it('writes the same bytes compiled as with the plain loop (the fallback of edge runtimes)', async () => {
-    const columns = (await importRowColumns(h.deps.clickhouse))!;
+    const columns = (await importRowColumns(h.deps.rowStore))!;
     const [compiled, loop] = [rowBinaryEncoder(columns), rowBinaryEncoder(columns, { compile: false })];
     expect(compiled.name).toBe('encodeRow');
     const [a, b] = [new RowBinaryWriter(64), new RowBinaryWriter(64)];
@@ -154,7 +153,7 @@ describe('RowBinary import rows', () => {
     // Forward from now: rows older than the retention would be dropped by the TTL.
     const start = new Date();
     const body = Array.from({ length: 130 }, (_, i) => JSON.stringify({ ...base, timestamp: new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + i, 15)).toISOString() })).join('\n');
-    expect(await importNdjson(h.deps.clickhouse, new Response(body).body!, { project })).toEqual({ imported: 130, rejected: 0, errors: [] });
+    expect(await importNdjson(h.deps.rowStore, new Response(body).body!, { project })).toEqual({ imported: 130, rejected: 0, errors: [] });
     expect((await storedRows(project.id)).length).toBe(130);
   });
 
@@ -171,7 +170,7 @@ describe('RowBinary import rows', () => {
         else controller.close();
       },
     });
-    expect(await importNdjson(h.deps.clickhouse, body, { project })).toEqual({
+    expect(await importNdjson(h.deps.rowStore, body, { project })).toEqual({
       imported: 2,
       rejected: 3,
       errors: [
@@ -232,8 +231,8 @@ describe('import parsed in worker threads', () => {
       }
       const body = `${lines.join('\n')}\n\n`;
       const [inThread, inWorkers] = [{ id: unique('prj-inline'), domain: 'example.com' }, { id: unique('prj-workers'), domain: 'example.com' }];
-      const inline = await importNdjson(h.deps.clickhouse, new Response(body).body!, { project: inThread });
-      const pooled = await importNdjson(h.deps.clickhouse, new Response(body).body!, { project: inWorkers, parsers: pool });
+      const inline = await importNdjson(h.deps.rowStore, new Response(body).body!, { project: inThread });
+      const pooled = await importNdjson(h.deps.rowStore, new Response(body).body!, { project: inWorkers, parsers: pool });
       expect(pooled).toEqual(inline);
       expect(pooled.rejected).toBe(13);
       expect(pooled.errors[0]).toEqual({ line: 6, error: 'line is not valid JSON' });

@@ -1,28 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import type { RowStore } from '../../src/adapters/row-store.js';
 import { createBatcher } from '../../src/ingest/batcher.js';
 import type { EventSink } from '../../src/ingest/sink.js';
 import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 
-/** The real client, except that its first `failures` inserts throw (ClickHouse "down"). */
-function failingFirstInserts(real: ClickHouseClient, failures: number) {
+/** The real store, except that its first `failures` inserts throw (ClickHouse "down"). */
+function failingFirstInserts(real: RowStore, failures: number) {
   const state = { calls: 0, failed: 0 };
-  const client = new Proxy(real, {
-    get(target, prop, receiver) {
-      if (prop === 'insert') {
-        return async (params: Parameters<ClickHouseClient['insert']>[0]) => {
-          state.calls++;
-          if (state.failed < failures) {
-            state.failed++;
-            throw new Error('connect ECONNREFUSED 127.0.0.1:8123 (test double)');
-          }
-          return target.insert(params);
-        };
+  const store: RowStore = {
+    ...real,
+    async insert(table, rows, opts) {
+      state.calls++;
+      if (state.failed < failures) {
+        state.failed++;
+        throw new Error('connect ECONNREFUSED 127.0.0.1:8123 (test double)');
       }
-      return Reflect.get(target, prop, receiver);
+      return real.insert(table, rows, opts);
     },
-  });
-  return { client, state };
+  };
+  return { store, state };
 }
 
 let h: Harness;
@@ -41,8 +37,8 @@ beforeAll(async () => {
   h = await createHarness({
     env: { TRUST_PROXY: '1', INGEST_IP_PER_MIN: '1000000', INGEST_PROJECT_PER_SEC: '1000000' },
     sink: (deps) => {
-      double = failingFirstInserts(deps.clickhouse, 6);
-      sink = createBatcher(double.client, { maxBatchRows: 1000, flushIntervalMs: 100, retryDelayMs: 30, maxRetryDelayMs: 200, log: (l) => logs.push(l) });
+      double = failingFirstInserts(deps.rowStore, 6);
+      sink = createBatcher(double.store, { maxBatchRows: 1000, flushIntervalMs: 100, retryDelayMs: 30, maxRetryDelayMs: 200, log: (l) => logs.push(l) });
       return sink;
     },
   });
@@ -90,18 +86,13 @@ describe('batching and durability', () => {
     const site = (await (await h.call('POST', '/api/v1/projects', { token: owner.writeKey, body: { name: 'Tok', domain } })).json()).id;
     // The insert lands but its answer is lost: the batcher must retry, and the token must dedupe it.
     let lost = 0;
-    const flaky = new Proxy(h.deps.clickhouse, {
-      get(target, prop, receiver) {
-        if (prop === 'insert') {
-          return async (params: Parameters<ClickHouseClient['insert']>[0]) => {
-            const result = await target.insert(params);
-            if (lost++ < 2) throw new Error('socket hang up (test double)');
-            return result;
-          };
-        }
-        return Reflect.get(target, prop, receiver);
+    const flaky: RowStore = {
+      ...h.deps.rowStore,
+      async insert(table, rows, opts) {
+        await h.deps.rowStore.insert(table, rows, opts);
+        if (lost++ < 2) throw new Error('socket hang up (test double)');
       },
-    });
+    };
     const own = createBatcher(flaky, { retryDelayMs: 10, log: () => {} });
     const rows = Array.from({ length: 300 }, (_, i) => ({ project_id: site, ts: '2024-05-01 10:00:00.000', kind: 'pageview', visitor_id: String(i), session_id: String(i), path: '/' }));
     await own.write('events', rows);
@@ -112,12 +103,12 @@ describe('batching and durability', () => {
   });
 
   it('refuses writes beyond its bound while ClickHouse is down, and the endpoint answers 503', async () => {
-    const down = new Proxy(h.deps.clickhouse, {
-      get(target, prop, receiver) {
-        if (prop === 'insert') return async () => { throw new Error('down (test double)'); };
-        return Reflect.get(target, prop, receiver);
+    const down: RowStore = {
+      ...h.deps.rowStore,
+      async insert() {
+        throw new Error('down (test double)');
       },
-    });
+    };
     const lines: string[] = [];
     const bounded = createBatcher(down, { maxBufferedRows: 5, flushIntervalMs: 20, retryDelayMs: 10, log: (l) => lines.push(l) });
     const small = await createHarness({ env: { TRUST_PROXY: '1' }, sink: () => bounded });

@@ -33,7 +33,7 @@ describe('the ingest journal', () => {
     const dir = tempDir('journal');
     const projectId = unique('prj_journal');
     // "Crashes" without a flush: the timer never fires and close is never called.
-    const crashed = createBatcher(h.deps.clickhouse, { journal: fileJournal(dir), maxBatchRows: 300, flushIntervalMs: 3_600_000 });
+    const crashed = createBatcher(h.deps.rowStore, { journal: fileJournal(dir), maxBatchRows: 300, flushIntervalMs: 3_600_000 });
     // 300 rows seal a batch at once (its insert starts), the next 150 stay open.
     for (let i = 0; i < 450; i++) await crashed.write('events', [row(projectId, i)]);
     // A sealed batch whose insert landed but whose "done" never came: retried, it must not count twice.
@@ -42,12 +42,12 @@ describe('the ingest journal', () => {
     const token = randomUUID();
     // As the batcher leaves it: sealed under its token in the journal, then inserted.
     writeFileSync(join(dir, `events.${token}.jsonl`), buffer.bytes());
-    await insertLines(h.deps.clickhouse, 'events', buffer.bytes(), { token });
+    await insertLines(h.deps.rowStore, 'events', buffer.bytes(), { token });
     await new Promise((r) => setTimeout(r, 300)); // the first 300 rows' insert finishes
     expect(await count(projectId)).toBe(350);
 
     const logs: string[] = [];
-    const restarted = createBatcher(h.deps.clickhouse, { journal: fileJournal(dir), log: (l) => logs.push(l) });
+    const restarted = createBatcher(h.deps.rowStore, { journal: fileJournal(dir), log: (l) => logs.push(l) });
     await restarted.flush();
     expect(await count(projectId)).toBe(500);
     expect(logs.some((l) => /rows an earlier process left/.test(l))).toBe(true);
@@ -62,7 +62,7 @@ describe('the ingest journal', () => {
     const inner = fileJournal(dir);
     const appends: number[] = [];
     const journal: BatchJournal = { ...inner, append: (table, bytes) => (appends.push(bytes.byteLength), inner.append(table, bytes)) };
-    const batcher = createBatcher(h.deps.clickhouse, { journal, flushIntervalMs: 3_600_000 });
+    const batcher = createBatcher(h.deps.rowStore, { journal, flushIntervalMs: 3_600_000 });
     const resolvedBeforeAppend: number[] = [];
     const writes = Array.from({ length: 20 }, (_, i) => batcher.write('events', [row(projectId, i)]).then(() => appends.length === 0 && resolvedBeforeAppend.push(i)));
     await Promise.all(writes);
@@ -74,7 +74,7 @@ describe('the ingest journal', () => {
     // What a crash now would leave: all 21 rows, each once.
     const left = fileJournal(dir).recover();
     expect(left.map((b) => b.load()?.rows)).toEqual([21]);
-    const restarted = createBatcher(h.deps.clickhouse, { journal: fileJournal(dir) });
+    const restarted = createBatcher(h.deps.rowStore, { journal: fileJournal(dir) });
     await restarted.close();
     expect(await count(projectId)).toBe(21);
     await batcher.close().catch(() => {});
@@ -93,7 +93,7 @@ describe('the ingest journal', () => {
       },
     };
     // A batch is sealed at 12 rows: the refusal also hits the commit a seal makes first.
-    const batcher = createBatcher(h.deps.clickhouse, { journal, maxBatchRows: 12, flushIntervalMs: 3_600_000 });
+    const batcher = createBatcher(h.deps.rowStore, { journal, maxBatchRows: 12, flushIntervalMs: 3_600_000 });
     const writeRows = (from: number, to: number) => Promise.allSettled(Array.from({ length: to - from }, (_, i) => batcher.write('events', [row(projectId, from + i)])));
     expect((await writeRows(0, 5)).every((r) => r.status === 'fulfilled')).toBe(true);
     refuse = true;
@@ -118,7 +118,7 @@ describe('the ingest journal', () => {
     for (let i = 0; i < 3; i++) buffer.append(row(projectId, i));
     journal.append('events', buffer.bytes());
     journal.append('events', new TextEncoder().encode('{"project_id":"cut off mid-wr'));
-    const restarted = createBatcher(h.deps.clickhouse, { journal: fileJournal(dir) });
+    const restarted = createBatcher(h.deps.rowStore, { journal: fileJournal(dir) });
     await restarted.flush();
     expect(await count(projectId)).toBe(3);
     await restarted.close();

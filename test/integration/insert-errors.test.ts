@@ -2,7 +2,8 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectNodeClickHouse, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import { connectNodeClickHouse, type NodeClickHouse } from '../../src/adapters/node-clickhouse.js';
 import { classifyInsertError, clickhouseErrorCode, insertErrorText, refusedRowOf } from '../../src/adapters/clickhouse-errors.js';
 import { insertLines, rowLine } from '../../src/ingest/insert.js';
 import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
@@ -15,7 +16,7 @@ import { closeHarness, createHarness, unique, type Harness } from '../helpers/ha
 
 let h: Harness;
 let bridge: RunningBridge;
-let overHttp: ClickHouseClient;
+let overHttp: NodeClickHouse;
 const servers: Server[] = [];
 
 beforeAll(async () => {
@@ -24,7 +25,7 @@ beforeAll(async () => {
   overHttp = await connectNodeClickHouse({ url: bridge.url, dataDir: h.deps.config.DATA_DIR });
 });
 afterAll(async () => {
-  await overHttp.close();
+  await overHttp.client.close();
   await bridge.close();
   for (const s of servers) s.close();
   await closeHarness();
@@ -60,10 +61,10 @@ describe('insert errors of the real clients', () => {
   for (const [label, line, code] of refused) {
     it(`${label}: a data error from the embedded engine and over HTTP, and nothing stored`, async () => {
       const projectId = unique('prj_err');
-      for (const ch of [h.deps.clickhouse, overHttp]) {
+      for (const store of [h.deps.rowStore, overHttp.rowStore]) {
         // Two good rows, then the refused one: the error names it (row 3).
         const body = rowLine(good(projectId)) + rowLine(good(projectId)) + line(projectId);
-        const err = await failure(() => insertLines(ch, 'events', body, { token: unique('tok') }));
+        const err = await failure(() => insertLines(store, 'events', body, { token: unique('tok') }));
         expect(clickhouseErrorCode(err)).toBe(code);
         expect(refusedRowOf(err)).toBe(3);
         expect(classifyInsertError(err)).toBe('data');
@@ -75,7 +76,7 @@ describe('insert errors of the real clients', () => {
   }
 
   it('an unknown table is neither data nor transient', async () => {
-    for (const ch of [h.deps.clickhouse, overHttp]) {
+    for (const ch of [h.deps.clickhouse, overHttp.client]) {
       const err = await failure(() => ch.command({ query: 'INSERT INTO no_such_table_here (x) VALUES (1)' }));
       expect(clickhouseErrorCode(err)).toBe(60);
       expect(classifyInsertError(err)).toBe('unknown');
@@ -99,8 +100,8 @@ describe('insert errors of the real clients', () => {
     const errors: Record<string, unknown> = {};
     for (const [label, url] of [['refused', closed], ['dropped', dropped], ['unavailable', unavailable]] as const) {
       const ch = await connectNodeClickHouse({ url, dataDir: h.deps.config.DATA_DIR });
-      errors[label] = await failure(() => insertLines(ch, 'events', body, { token: unique('tok') }));
-      await ch.close();
+      errors[label] = await failure(() => insertLines(ch.rowStore, 'events', body, { token: unique('tok') }));
+      await ch.client.close();
     }
     const slow = createClient({ url: hanging, request_timeout: 300 });
     errors.hanging = await failure(() => slow.insert({ table: 'events', values: [good('prj_conn')], format: 'JSONEachRow' }));

@@ -63,7 +63,7 @@ beforeAll(async () => {
     makeEvent({ ts: NOW - 3 * 24 * HOUR + 9000, visitor: 3, kind: 'transaction', eventName: 'Purchase', amountCents: 1999, currency: 'USD' }),
     makeEvent({ ts: NOW - 3 * 24 * HOUR + 30_000, visitor: 3, kind: 'leave', path: '/docs', durationMs: 30_000 }),
   ];
-  await insertEvents(h.deps.clickhouse, site.id, events);
+  await insertEvents(h.deps.rowStore, site.id, events);
 });
 
 afterAll(async () => {

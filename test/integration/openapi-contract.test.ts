@@ -214,7 +214,7 @@ beforeAll(async () => {
   site = await newProject(h, alice);
   // The public stats routes (/share, /api/share) answer only for a project with public stats on.
   await h.call('PATCH', `/api/v1/projects/${site.domain}`, { token: alice.writeKey, body: { publicStatsEnabled: true } });
-  await insertEvents(h.deps.clickhouse, site.id, [
+  await insertEvents(h.deps.rowStore, site.id, [
     makeEvent({ ts: NOW - 3600_000, visitor: 1 }),
     makeEvent({ ts: NOW - 3500_000, visitor: 1, kind: 'custom', eventName: 'signup' }),
     makeEvent({ ts: NOW - 7200_000, visitor: 2, path: '/b', referrerSource: 'google.com' }),

@@ -15,11 +15,10 @@ const LIMITS: Record<Metric, [number, number]> = { lcp: [2500, 4000], inp: [200,
 const DECIMALS: Record<Metric, number> = { lcp: 1, inp: 1, cls: 4, fcp: 1, ttfb: 1 };
 
 async function insertVitals(projectId: string, rows: Vitals[]) {
-  await ctx.h.deps.clickhouse.insert({
-    table: 'events',
-    format: 'JSONEachRow',
-    values: rows.map(({ ts, ...rest }) => ({ project_id: projectId, ts: chTime(ts), kind: 'vitals', visitor_id: 1, session_id: 1, ...rest })),
-  });
+  await ctx.h.deps.rowStore.insert(
+    'events',
+    rows.map(({ ts, ...rest }) => ({ project_id: projectId, ts: chTime(ts), kind: 'vitals', visitor_id: 1, session_id: 1, ...rest })),
+  );
 }
 
 /**

@@ -132,7 +132,7 @@ describe('deleting a project', () => {
 
     // What a process accepted in its last seconds may reach ClickHouse after the purge (its batch
     // flushes later): a row inserted now stands for it. The second purge, once due, removes it.
-    await insertEvents(a.deps.clickhouse, p.id, [makeEvent({ ts: Date.now() - 1000, path: '/late', visitor: 1 })]);
+    await insertEvents(a.deps.rowStore, p.id, [makeEvent({ ts: Date.now() - 1000, path: '/late', visitor: 1 })]);
     await a.deps.redis.set(ProjectKeys.installationSeen(p.id), new Date().toISOString());
     const rows = async () => {
       const rs = await a.deps.clickhouse.query({ query: 'SELECT count() AS n FROM events WHERE project_id = {id:String}', query_params: { id: p.id }, format: 'JSONEachRow' });

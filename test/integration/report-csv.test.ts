@@ -25,7 +25,7 @@ beforeAll(async () => {
   domain = h.domain('csv');
   const res = await h.call('POST', '/api/v1/projects', { token: alice.writeKey, body: { name: 'CSV', domain } });
   expect(res.status).toBe(201);
-  await insertEvents(h.deps.clickhouse, ((await res.json()) as { id: string }).id, [
+  await insertEvents(h.deps.rowStore, ((await res.json()) as { id: string }).id, [
     makeEvent({ ts: at(1), path: '=cmd|calc', visitor: 1, session: 10 }),
     makeEvent({ ts: at(2), path: '=cmd|calc', visitor: 2, session: 20 }),
     makeEvent({ ts: at(3), path: '/a,"b"', visitor: 3, session: 30, browser: '+Browser', referrerSource: '@ref.example' }),

@@ -68,7 +68,7 @@ async function setUp(s: Scenario) {
   expect(res.status).toBe(201);
   const { id } = (await res.json()) as { id: string };
   const project = (await getProject(h.deps.redis, id))!;
-  await insertEvents(h.deps.clickhouse, id, s.events);
+  await insertEvents(h.deps.rowStore, id, s.events);
   return { domain, project };
 }
 

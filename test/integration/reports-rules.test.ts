@@ -28,7 +28,7 @@ async function projectWith(events: GenEvent[], timeZone = 'UTC', owner = alice):
   const domain = h.domain('rules');
   const res = await h.call('POST', '/api/v1/projects', { token: owner.writeKey, body: { name: 'Rules', domain, timeZone } });
   expect(res.status).toBe(201);
-  await insertEvents(h.deps.clickhouse, ((await res.json()) as { id: string }).id, events);
+  await insertEvents(h.deps.rowStore, ((await res.json()) as { id: string }).id, events);
   return domain;
 }
 

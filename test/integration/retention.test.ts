@@ -2,12 +2,12 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectNodeClickHouse } from '../../src/adapters/clickhouse.js';
+import { connectNodeClickHouse } from '../../src/adapters/node-clickhouse.js';
 import { migrate } from '../../src/adapters/migrate.js';
 import { ANALYTICS_TABLES } from '../../src/analytics-tables.js';
 
 const dataDir = join(tmpdir(), `sightline-retention-${process.pid}`);
-const ch = await connectNodeClickHouse({ dataDir });
+const { client: ch } = await connectNodeClickHouse({ dataDir });
 afterAll(async () => {
   await ch.close();
   rmSync(dataDir, { recursive: true, force: true });

@@ -71,7 +71,7 @@ beforeAll(async () => {
   expect(res.status, await res.clone().text()).toBe(201);
   projectId = ((await res.json()) as { id: string }).id;
   await setMember(h.deps.redis, (await getProject(h.deps.redis, projectId))!, member.accountId, 'member', T0);
-  await insertEvents(h.deps.clickhouse, projectId, [
+  await insertEvents(h.deps.rowStore, projectId, [
     makeEvent({ ts: T0 - 2 * HOUR, path: '/pricing', visitor: 1 }),
     makeEvent({ ts: T0 - 3 * HOUR, path: '/pricing', visitor: 2 }),
     makeEvent({ ts: T0 - 4 * HOUR, path: '/', visitor: 3 }),

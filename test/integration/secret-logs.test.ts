@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connectNodeClickHouse } from '../../src/adapters/clickhouse.js';
+import { connectNodeClickHouse } from '../../src/adapters/node-clickhouse.js';
 import { createApp } from '../../src/app.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, type Harness, type TestUser } from '../helpers/harness.js';
 import { newProject } from '../helpers/report-fixtures.js';
@@ -87,8 +87,8 @@ describe('a 500 carries no internal text', () => {
 
   it('a report whose ClickHouse (URL with a password) refuses: generic 500 body, redacted log line', async () => {
     const site = await newProject(h, owner);
-    const clickhouse = await connectNodeClickHouse({ url: `http://default:${SECRET}@127.0.0.1:${await closedPort()}`, dataDir });
-    const app = createApp({ ...h.deps, clickhouse });
+    const { client: clickhouse, rowStore } = await connectNodeClickHouse({ url: `http://default:${SECRET}@127.0.0.1:${await closedPort()}`, dataDir });
+    const app = createApp({ ...h.deps, clickhouse, rowStore });
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const res = await app.request(`/api/v1/projects/${site.domain}/stats?period=7d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });

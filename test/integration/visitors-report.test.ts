@@ -80,7 +80,7 @@ describe('visitors', () => {
   it('lists recent visitors last seen first with their summary, honouring limit and period', async () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice);
     const events = generate(11);
-    await insertEvents(ctx.h.deps.clickhouse, id, events);
+    await insertEvents(ctx.h.deps.rowStore, id, events);
     for (const [period, limit] of [['30d', 10], ['30d', 100], ['7d', 3], ['24h', 5], ['today', 100]] as const) {
       const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?period=${period}&limit=${limit}`, ctx.alice.readKey);
       expect(res.status).toBe(200);
@@ -114,7 +114,7 @@ describe('visitors', () => {
       at(10, weekEdge), // exactly on the 7-day slice's start
       at(70, to - 20 * DAY), at(5, to - 20 * DAY), at(5, weekEdge - 1, '/late'), // only in the whole period
     ];
-    await insertEvents(ctx.h.deps.clickhouse, id, events);
+    await insertEvents(ctx.h.deps.rowStore, id, events);
     const expected = [['60'], ['60', '40'], ['60', '40', '50'], ['60', '40', '50', '20'], ['60', '40', '50', '20', '30'],
       ['60', '40', '50', '20', '30', '10'], ['60', '40', '50', '20', '30', '10', '5'], ['60', '40', '50', '20', '30', '10', '5', '70']];
     for (const [i, ids] of expected.entries()) {
@@ -137,7 +137,7 @@ describe('visitors', () => {
   it('profiles one visitor: summary, sessions newest first, events oldest first', async () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice);
     const events = generate(12);
-    await insertEvents(ctx.h.deps.clickhouse, id, events);
+    await insertEvents(ctx.h.deps.rowStore, id, events);
     const visitor = 7;
     const mine = events.filter((e) => e.visitor === visitor);
     const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors/${visitor}?period=30d`, ctx.alice.readKey);
@@ -188,7 +188,7 @@ describe('visitors', () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice);
     const start = NOW - 3 * DAY;
     const many = Array.from({ length: 250 }, (_, i) => makeEvent({ ts: start + i * 60_000, visitor: 5, session: i < 125 ? 51 : 52, path: `/p${i}` }));
-    await insertEvents(ctx.h.deps.clickhouse, id, many);
+    await insertEvents(ctx.h.deps.rowStore, id, many);
     const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors/5`, ctx.alice.readKey);
     expect(res.body.pageviews).toBe(250);
     expect(res.body.sessions.map((s: { sessionId: string; events: unknown[] }) => [s.sessionId, s.events.length])).toEqual([['52', 125], ['51', 75]]);
@@ -201,11 +201,7 @@ describe('visitors', () => {
     ]);
 
     const maxId = '18446744073709551615';
-    await ctx.h.deps.clickhouse.insert({
-      table: 'events',
-      format: 'JSONEachRow',
-      values: [{ project_id: id, ts: chTime(NOW - 1000), kind: 'pageview', visitor_id: maxId, session_id: maxId, path: '/max' }],
-    });
+    await ctx.h.deps.rowStore.insert('events', [{ project_id: id, ts: chTime(NOW - 1000), kind: 'pageview', visitor_id: maxId, session_id: maxId, path: '/max' }]);
     const big = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors/${maxId}`, ctx.alice.readKey);
     expect(big.status).toBe(200);
     expect(big.body).toMatchObject({ visitorId: maxId, lastPath: '/max', sessionCount: 1, sessions: [{ sessionId: maxId }] });
@@ -217,7 +213,7 @@ describe('visitors', () => {
 describe('visitors: every refusal', () => {
   it('answers 400 for bad parameters and ids, 404 for unknown visitors and foreign projects, 401 without a key', async () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice);
-    await insertEvents(ctx.h.deps.clickhouse, id, [makeEvent({ ts: NOW - 60 * DAY, visitor: 3 })]);
+    await insertEvents(ctx.h.deps.rowStore, id, [makeEvent({ ts: NOW - 60 * DAY, visitor: 3 })]);
     const base = `/api/v1/projects/${domain}/visitors`;
     for (const limit of ['0', '101', 'abc', '1.5']) {
       expect(await callJson(ctx.h, 'GET', `${base}?limit=${limit}`, ctx.alice.readKey)).toEqual({ status: 400, body: { error: 'limit must be an integer from 1 to 100' } });

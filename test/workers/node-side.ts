@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
 import { startUpstashBridge } from '../../scripts/bridges/upstash-rest.js';
-import { connectNodeClickHouse } from '../../src/adapters/clickhouse.js';
+import { connectNodeClickHouse } from '../../src/adapters/node-clickhouse.js';
 import { systemClock } from '../../src/adapters/clock.js';
 import { migrate } from '../../src/adapters/migrate.js';
 import { connectRespRedis } from '../../src/adapters/redis-resp.js';
@@ -52,7 +52,7 @@ function startEmailApi(): Promise<{ url: string; close(): Promise<void> }> {
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 const dataDir = mkdtempSync(join(tmpdir(), 'sightline-workers-'));
-const clickhouse = await connectNodeClickHouse({ dataDir });
+const { client: clickhouse, rowStore } = await connectNodeClickHouse({ dataDir });
 await migrate(clickhouse, { retentionDays: 1095 });
 const token = randomBytes(16).toString('hex');
 const chBridge = await startClickHouseBridge({ clickhouse });
@@ -60,7 +60,7 @@ const upstash = await startUpstashBridge({ redisUrl, token });
 const config = parseConfig({ DATA_DIR: dataDir, REDIS_URL: redisUrl, RATE_LIMIT_EXPORT_PER_MIN: '1000' });
 const resp = await connectRespRedis({ url: redisUrl });
 const node = await listen(
-  createApp({ config, redis: resp.redis, clickhouse, clock: systemClock, sink: directSink(clickhouse), exportStore: nodeExportStore(join(dataDir, 'exports')) }),
+  createApp({ config, redis: resp.redis, clickhouse, rowStore, clock: systemClock, sink: directSink(rowStore), exportStore: nodeExportStore(join(dataDir, 'exports')) }),
 );
 
 const emailApi = await startEmailApi();

@@ -42,11 +42,26 @@ describe('Worker in workerd', () => {
     expect(await (await call('GET', projectPath(), { token: user.readKey })).json()).toMatchObject({ name: 'Edge 2' });
   });
 
-  it('imports NDJSON through the ClickHouse HTTP interface', async () => {
-    const lines = [0, 1, 2].map((i) => JSON.stringify({ timestamp: new Date(Date.now() - i * 60_000).toISOString(), kind: 'pageview', visitorId: `v${i}`, sessionId: `s${i}`, url: `https://${domain}/imported` }));
-    const res = await call('POST', `${projectPath()}/import`, { token: user.writeKey, body: `${lines.join('\n')}\nnot json\n`, headers: { 'Content-Type': 'application/x-ndjson' } });
+  it('imports NDJSON through the ClickHouse HTTP interface, and the rows are stored under the project', async () => {
+    // A project of its own, so the live-ingest counts below stay exact.
+    const importDomain = `${unique('edge-import')}.example.com`;
+    const created = await call('POST', '/api/v1/projects', { token: user.writeKey, body: { name: 'Edge import', domain: importDomain } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const importId = ((await created.json()) as { id: string }).id;
+    const lines = [0, 1, 2].map((i) => JSON.stringify({ timestamp: new Date(Date.now() - i * 60_000).toISOString(), kind: 'pageview', visitorId: `v${i}`, sessionId: `s${i}`, url: `https://${importDomain}/imported` }));
+    const res = await call('POST', `/api/v1/projects/${importDomain}/import`, { token: user.writeKey, body: `${lines.join('\n')}\nnot json\n`, headers: { 'Content-Type': 'application/x-ndjson' } });
     expect(res.status, await res.clone().text()).toBe(200);
     expect(await res.json()).toEqual({ imported: 3, rejected: 1, errors: [{ line: 4, error: 'line is not valid JSON' }] });
+    const web = createClient({ url: testEnv.CLICKHOUSE_URL });
+    const rows = await (
+      await web.query({
+        query: 'SELECT path, toUInt32(count()) AS n, toUInt32(uniqExact(visitor_id)) AS visitors FROM events WHERE project_id = {id:String} GROUP BY path',
+        query_params: { id: importId },
+        format: 'JSONEachRow',
+      })
+    ).json();
+    expect(rows).toEqual([{ path: '/imported', n: 3, visitors: 3 }]);
+    await web.close();
   });
 
   it('ingests /api/event through the queue into ClickHouse, with geo from request.cf', async () => {

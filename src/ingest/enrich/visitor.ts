@@ -1,7 +1,7 @@
 import * as nodeCrypto from 'node:crypto';
 import type { Redis } from '@upstash/redis';
 import { memoizeBounded } from './memo.js';
-import { UInt64 } from '../uint64.js';
+import { UInt64 } from '../../adapters/uint64.js';
 
 /**
  * Visitor identity without cookies (DESIGN.md §6): a 64-bit keyed hash of (daily salt,

@@ -5,7 +5,7 @@
  * types, so the bytes follow the schema the migrations made rather than a copy of it.
  */
 import { ByteRows } from './byte-rows.js';
-import { isIdentifier } from '../adapters/clickhouse.js';
+import { isIdentifier } from './clickhouse.js';
 import { UInt64 } from './uint64.js';
 
 /** RowBinary rows gathered as bytes (see ByteRows); each value is written by its type's method. */

@@ -1,0 +1,59 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { clickhouseSettings, embeddedSessionResets, type ClickHouseClient } from './clickhouse.js';
+import { directorySpool, embeddedRowStore } from './embedded-row-store.js';
+import { serverRowStore, type InsertWithRows, type RowStore } from './row-store.js';
+
+export interface NodeClickHouseOptions {
+  url?: string;
+  username?: string;
+  password?: string;
+  database?: string;
+  /** Data directory of the embedded engine, used when `url` is not set. */
+  dataDir: string;
+}
+
+/** ClickHouse for the Node runtime: the client for queries and schema, and the row store for inserts. */
+export interface NodeClickHouse {
+  client: ClickHouseClient;
+  rowStore: RowStore;
+}
+
+/** The Node client sends the rows as a stream after the statement, without turning them into a string. */
+const streamedRows: InsertWithRows = async (client, statement, rows, settings) => {
+  const result = await client.exec({ query: statement, values: Readable.from([rows], { objectMode: false }), clickhouse_settings: settings });
+  // An INSERT answers with an empty body; read it to the end so the socket goes back to the pool.
+  for await (const _ of result.stream as AsyncIterable<unknown>);
+};
+
+/**
+ * Connects the Node runtime: a ClickHouse server over HTTP when a URL is given, otherwise the
+ * embedded engine (chdb) storing its data under `dataDir`. Both speak the same client API; each
+ * has its own row store.
+ */
+export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promise<NodeClickHouse> {
+  const { createClient } = await import('@clickhouse/client');
+  if (opts.url) {
+    const client = createClient({
+      url: opts.url,
+      username: opts.username,
+      password: opts.password,
+      database: opts.database,
+      clickhouse_settings: clickhouseSettings,
+    }) as unknown as ClickHouseClient;
+    return { client, rowStore: serverRowStore(client, streamedRows) };
+  }
+  const path = resolve(opts.dataDir, 'clickhouse');
+  mkdirSync(path, { recursive: true });
+  const { createChdbConnection } = await import('chdb/connection');
+  const connection = createChdbConnection({ path });
+  const client = createClient({
+    // chdb's Connection is structurally the client's; the published types differ only nominally.
+    connection: connection as never,
+    clickhouse_settings: { ...clickhouseSettings, ...embeddedSessionResets },
+  } as never) as unknown as ClickHouseClient;
+  // Bulk bodies are handed over as files (see embeddedRowStore).
+  const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
+  return { client, rowStore: embeddedRowStore(client, connection.chdb.rawInsert, spool) };
+}
