@@ -74,10 +74,22 @@ function encodeAny(text: string): string {
   return out;
 }
 
+/**
+ * One UTF-16 code unit of any kind: any code point of the BMP, a surrogate half on its own (fast-check's
+ * 'binary' unit never yields one), a control character. Pairs of them can still form astral characters.
+ */
+const wildUnit = fc.oneof(
+  { weight: 3, arbitrary: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) },
+  { weight: 2, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)) },
+  { weight: 1, arbitrary: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\ufffe', '\uffff', '\u202e', '\n', '"', '\\') },
+  { weight: 3, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
+);
+const wildText = (maxLength: number, minLength = 0) => fc.string({ unit: wildUnit, minLength, maxLength });
+
 /** A string of any code units: ASCII, any Unicode, lone surrogates, controls; short or long. */
 const anyText = fc.oneof(
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 2, arbitrary: wildText(40) },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary-ascii', minLength: 300, maxLength: 5000 }) },
   { weight: 1, arbitrary: fc.constantFrom('', ' ', '\u0000', 'null', 'undefined', '__proto__', 'constructor', '-1', '0', '1e309', 'NaN', 'true', '[]', '{}', "'; DROP TABLE events; --", '{id:String}', '\ud800', '\udfff', 'x\ud800y', '😀', '\u202e', '%s%n') },
@@ -212,7 +224,8 @@ function plausibleValues(c: Context): Record<string, fc.Arbitrary<unknown>> {
  */
 function validBodies(c: Context): Record<string, fc.Arbitrary<unknown>> {
   const { domain, projectId, user } = c;
-  const text = fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 10 }));
+  // Any code units, lone surrogates and controls included: what the edge must make storable.
+  const text = fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 10 }), wildText(10, 1));
   const page = fc.string({ maxLength: 20 }).map((t) => `https://${domain}/${encodeAny(t)}`);
   const event = fc.record(
     {
@@ -237,7 +250,7 @@ function validBodies(c: Context): Record<string, fc.Arbitrary<unknown>> {
   const hit = fc.record(
     {
       ts: fc.date({ min: new Date('2000-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
-      path: fc.string({ maxLength: 20 }).map((t) => `/${t}`),
+      path: fc.oneof(fc.string({ maxLength: 20 }), wildText(10)).map((t) => `/${t}`),
       userAgent: fc.constantFrom('Googlebot/2.1 (+http://www.google.com/bot.html)', 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0', 'GPTBot/1.0', 'curl/8'),
       ip: fc.oneof(fc.ipV4(), fc.ipV6()),
       status: fc.integer({ min: 100, max: 599 }),
@@ -390,6 +403,25 @@ function queryFor(op: Operation, c: Context): fc.Arbitrary<string> {
   return fc.tuple(documented.length ? known : fc.constant([]), repeated, unknown).map(([a, b, c]) => [...a, ...b, ...c].map(([k, v]) => `${k}=${v}`).join('&'));
 }
 
+/** Header values: printable Latin-1 (what a header can carry), hostile or plausible. */
+const headerText = fc.oneof(
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 200 }),
+  fc.constantFrom('', ' ', 'a'.repeat(8000)),
+);
+/** Extra headers a request may carry: CSV answers, import batch ids, forwarded addresses, cookies. */
+const extraHeaders = fc.record(
+  {
+    Accept: fc.oneof(fc.constantFrom('text/csv', 'application/json', 'text/event-stream', 'application/json, text/event-stream', '*/*', 'text/html', 'text/csv;q=0.1, */*'), headerText),
+    'X-Import-Batch-Id': fc.oneof(fc.constantFrom('batch-1', 'a'.repeat(128), 'a'.repeat(129)), headerText),
+    'X-Forwarded-For': fc.oneof(fc.constantFrom('1.2.3.4', '::1', '10.0.0.1, 1.2.3.4', 'unknown', '999.1.1.1'), headerText),
+    Cookie: fc.oneof(fc.constantFrom('sl_session=sls_x', 'sl_session=', 'a=b; c'), headerText),
+    Origin: fc.oneof(fc.constantFrom('https://evil.example', 'null'), headerText),
+    'Mcp-Protocol-Version': fc.constantFrom('2025-06-18', '2025-11-25', '1999-01-01', ''),
+    'User-Agent': fc.oneof(fc.constantFrom('Googlebot/2.1 (+http://www.google.com/bot.html)', 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0', ''), headerText),
+  },
+  { requiredKeys: [] },
+);
+
 // ---------- the check ----------
 
 interface Context {
@@ -447,7 +479,7 @@ async function freshContext(): Promise<Context> {
     projectId,
     clientId: client.client_id as string,
     real: {
-      domain: [domain, data.domain, `www.${domain}`, domain.toUpperCase()],
+      domain: [domain, domain, data.domain, `www.${domain}`, domain.toUpperCase()],
       id: [goal.id, funnel.id],
       visitorId: [data.visitorId, '1', '18446744073709551615', '18446744073709551616', '0'],
       name: [`sightline-${domain}-7d-2026-01-01.csv`, 'x.csv'],
@@ -500,12 +532,12 @@ describe('fuzzing every operation of /openapi.json', () => {
       const c = await freshContext();
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
       const params = fc.tuple(...names.map((n) => hostileSegment(c.real[n] ?? ['x'])));
-      const input = fc.record({ params: names.length ? params : fc.constant([] as string[]), query: queryFor(op, c), body: bodyFor(method, path, op, c), credential: credentialFor(op) });
+      const input = fc.record({ params: names.length ? params : fc.constant([] as string[]), query: queryFor(op, c), body: bodyFor(method, path, op, c), credential: credentialFor(op), extra: extraHeaders });
       const result = await fc.check(
-        fc.asyncProperty(input, async ({ params, query, body, credential }) => {
+        fc.asyncProperty(input, async ({ params, query, body, credential, extra }) => {
           let i = 0;
           const url = path.replace(/\{[^}]+\}/g, () => params[i++]!) + (query ? `?${query}` : '');
-          const headers: Record<string, string> = {};
+          const headers: Record<string, string> = { ...extra };
           const token = tokenOf(c, credential);
           if (token) headers.Authorization = `Bearer ${token}`;
           if (body.type && body.text !== undefined) headers['Content-Type'] = body.type;
@@ -516,7 +548,7 @@ describe('fuzzing every operation of /openapi.json', () => {
           if (STATS && ONLY) console.log(method, url, res.status, text.slice(0, 100));
           if (STATS) (stats[`${method} ${path}`] ??= {})[`${res.status} ${res.status >= 400 ? text.slice(0, 60) : ''}`] = (stats[`${method} ${path}`]?.[`${res.status} ${res.status >= 400 ? text.slice(0, 60) : ''}`] ?? 0) + 1;
           const wrong = problem(path, op, res.status, (res.headers.get('content-type') ?? '').split(';')[0]!.trim(), text);
-          if (wrong) throw new Error(`${method} ${url} [${credential}] ${JSON.stringify(headers['Content-Type'])} ${JSON.stringify(sent?.slice(0, 300))} → ${res.status} ${wrong}: ${text.slice(0, 300)}`);
+          if (wrong) throw new Error(`${method} ${url} [${credential}] ${JSON.stringify({ ...extra, 'Content-Type': headers['Content-Type'] })} ${JSON.stringify(sent?.slice(0, 300))} → ${res.status} ${wrong}: ${text.slice(0, 300)}`);
         }),
         { numRuns: RUNS, seed: SEED },
       );
