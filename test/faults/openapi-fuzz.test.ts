@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashToUInt64 } from '../../src/ingest/enrich/visitor.js';
+import { s256Challenge } from '../../src/oauth/pkce.js';
+import { createCode } from '../../src/oauth/store.js';
 import type { TestUser } from '../helpers/harness.js';
 import { addMember } from '../helpers/report-fixtures.js';
 import { useHarness } from '../helpers/setup.js';
@@ -31,6 +33,8 @@ const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() 
 // Every operation sends from one address and with one stranger's key: no per-minute limit in the way.
 const ctx = useHarness(['stranger', 'dataOwner'], { env: { RATE_LIMIT_API_PER_MIN: '1000000' } });
 const STATS = process.env.FUZZ_STATS === '1';
+/** PKCE verifier of the authorization codes each context holds. */
+const VERIFIER = 'fuzz-verifier-'.padEnd(50, 'v');
 const stats: Record<string, Record<string, number>> = {};
 
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; $ref?: string; anyOf?: Schema[]; oneOf?: Schema[]; enum?: unknown[] };
@@ -151,8 +155,8 @@ function plausibleValues(c: Context): Record<string, fc.Arbitrary<unknown>> {
     client_id: fc.constantFrom(c.clientId, 'cli_x', `${c.clientId}:x`),
     redirect_uri: fc.constantFrom('https://client.example/cb', 'https://client.example/other', 'http://127.0.0.1/cb'),
     grant_type: fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials', 'password'),
-    code: fc.constantFrom('slc_x', '', 'a'.repeat(2001)),
-    code_verifier: fc.constantFrom('a'.repeat(43), 'short', 'b'.repeat(129)),
+    code: fc.constantFrom(...c.codes, ...c.codes, 'slc_x', '', 'a'.repeat(2001)),
+    code_verifier: fc.constantFrom(VERIFIER, VERIFIER, 'a'.repeat(43), 'short', 'b'.repeat(129)),
     refresh_token: fc.constantFrom('slr_x', ''),
     token: fc.constantFrom('slo_x', 'slr_x', ''),
     resource: fc.constantFrom('http://localhost/mcp', 'https://other.example/mcp'),
@@ -227,6 +231,11 @@ function validBodies(c: Context): Record<string, fc.Arbitrary<unknown>> {
     'POST /api/v1/projects/{domain}/members': fc.record({ email: fc.constantFrom(ctx.stranger.email, 'nobody@nowhere.example'), role: fc.constantFrom('admin', 'member') }),
     'DELETE /api/v1/projects/{domain}/members': fc.record({ email: fc.constantFrom(ctx.stranger.email, user.email) }),
     'PUT /api/v1/projects/{domain}/excluded-ips': fc.record({ ips: fc.array(fc.oneof(fc.ipV4(), fc.ipV6()), { maxLength: 100 }) }),
+    'POST /oauth/token': fc.oneof(
+      fc.record({ grant_type: fc.constant('authorization_code'), code: fc.constantFrom(...c.codes), redirect_uri: fc.constant('https://client.example/cb'), client_id: fc.constant(c.clientId), code_verifier: fc.constant(VERIFIER), resource: fc.constant('http://localhost/mcp') }),
+      fc.record({ grant_type: fc.constant('refresh_token'), refresh_token: fc.constantFrom('slr_x', `slr_${'a'.repeat(40)}`), client_id: fc.constant(c.clientId) }),
+    ),
+    'POST /oauth/revoke': fc.record({ token: fc.constantFrom('slo_x', 'slr_x', ...c.codes), client_id: fc.constant(c.clientId), token_type_hint: fc.constantFrom('access_token', 'refresh_token', 'x') }, { requiredKeys: ['token'] }),
     'POST /oauth/register': fc.record({ redirect_uris: fc.array(fc.constantFrom('https://client.example/cb', 'http://127.0.0.1:9/cb'), { minLength: 1, maxLength: 3 }), client_name: text }),
     'POST /mcp': fc.record({
       jsonrpc: fc.constant('2.0'),
@@ -293,6 +302,12 @@ interface Body {
   type?: string;
 }
 
+/** An object as an urlencoded form: strings as they are, other values as JSON text. */
+const toForm = (fields: Record<string, unknown>) =>
+  Object.entries(fields)
+    .map(([k, v]) => `${encodeAny(k)}=${encodeAny(typeof v === 'string' ? v : JSON.stringify(v) ?? '')}`)
+    .join('&');
+
 function bodyFor(method: string, path: string, op: Operation, c: Context): fc.Arbitrary<Body> {
   const plausible = plausibleValues(c);
   const valid = validBodies(c)[`${method} ${path}`];
@@ -304,20 +319,22 @@ function bodyFor(method: string, path: string, op: Operation, c: Context): fc.Ar
   const core = [...new Set([...requiredOf(schema), ...(UNDOCUMENTED_FIELDS[`${kind}Core`] ?? [])])];
   const shaped = shapedBody(fields, core, plausible);
   const loose = shapedBody(fields, [], plausible);
+  const form = documented.includes('multipart/form-data');
   const contentType = fc.oneof(
-    { weight: 8, arbitrary: fc.constantFrom(...(documented.length ? documented : ['application/json']), ...(kind === 'oauth' ? ['application/x-www-form-urlencoded'] : [])) },
+    // Form routes (documented as multipart) mostly get the urlencoded forms generated below.
+    { weight: 8, arbitrary: fc.constantFrom(...(form ? ['application/x-www-form-urlencoded'] : documented.length ? documented : ['application/json'])) },
     { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'multipart/form-data', 'application/x-ndjson', 'application/json; charset=utf-16', 'garbage') },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
   const text = fc.oneof(
-    ...(valid ? [{ weight: 20, arbitrary: mutated(valid, plausible).map((b) => (path.endsWith('/import') && Array.isArray(b) ? b.map((l) => JSON.stringify(l)).join('\n') : JSON.stringify(b))) }] : []),
+    ...(valid ? [{ weight: 20, arbitrary: mutated(valid, plausible).map((b) => (form ? toForm(b as Record<string, unknown>) : path.endsWith('/import') && Array.isArray(b) ? b.map((l) => JSON.stringify(l)).join('\n') : JSON.stringify(b))) }] : []),
     { weight: 12, arbitrary: shaped.map((b) => JSON.stringify(b)) },
     { weight: 2, arbitrary: loose.map((b) => JSON.stringify(b)) },
     // Arrays of shaped objects (hits, JSON-RPC batches) and NDJSON lines of them (import).
     { weight: kind ? 3 : 1, arbitrary: fc.array(shaped, { minLength: 1, maxLength: 6 }).map((items) => (kind === 'import' ? items.map((i) => JSON.stringify(i)).join('\n') : JSON.stringify(items))) },
     { weight: 2, arbitrary: anyJson.map((b) => JSON.stringify(b) ?? '') },
     // Form bodies of the schema's (or random) fields with random values.
-    { weight: kind === 'oauth' ? 4 : 1, arbitrary: shaped.map((f) => Object.entries(f).map(([k, v]) => `${encodeAny(k)}=${encodeAny(typeof v === 'string' ? v : JSON.stringify(v) ?? '')}`).join('&')) },
+    { weight: form ? 30 : 1, arbitrary: shaped.map(toForm) },
     // NDJSON: lines of any JSON, some broken.
     { weight: 1, arbitrary: fc.array(fc.oneof(anyJson.map((v) => JSON.stringify(v) ?? ''), anyText), { maxLength: 5 }).map((lines) => lines.join('\n')) },
     { weight: 1, arbitrary: anyText },
@@ -350,6 +367,8 @@ interface Context {
   projectId: string;
   /** An OAuth client registered for this context (redirect https://client.example/cb). */
   clientId: string;
+  /** Unused authorization codes of that client, for VERIFIER. */
+  codes: string[];
   /** Real values for path parameters, by name. */
   real: Record<string, string[]>;
 }
@@ -393,11 +412,17 @@ async function freshContext(): Promise<Context> {
   const funnel = await (await h.call('POST', `/api/v1/projects/${domain}/funnels`, { token: user.writeKey, body: { name: 'F', steps: [{ type: 'pageview', value: '/' }, { type: 'event', value: 'signup' }] } })).json();
   await addMember(h, data.id, user, 'admin');
   const client = await (await h.call('POST', '/oauth/register', { body: { redirect_uris: ['https://client.example/cb'], client_name: 'Fuzz' } })).json();
+  // Authorization codes of that client (single-use: the first good exchange of each wins).
+  const challenge = await s256Challenge(VERIFIER);
+  const codes = await Promise.all(
+    (['read', 'write'] as const).map((scope) => createCode(h.deps.redis, { accountId: user.accountId, clientId: client.client_id, redirectUri: 'https://client.example/cb', codeChallenge: challenge, scope, resource: 'http://localhost/mcp' }, h.deps.clock.now())),
+  );
   return {
     user,
     domain,
     projectId,
     clientId: client.client_id as string,
+    codes,
     real: {
       domain: [domain, domain, data.domain, `www.${domain}`, domain.toUpperCase()],
       id: [goal.id, funnel.id],
