@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../helpers/harness.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../helpers/node-server.js';
 
 // `npm start` runs a shell line; without `exec` the shell died of SIGTERM and left the server
 // running behind it. A process manager signals the npm process: the server must end with it.

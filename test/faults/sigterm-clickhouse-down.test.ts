@@ -8,7 +8,7 @@ import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js'
 import type { RunningBridge } from '../../scripts/bridges/listen.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, type Harness } from '../helpers/harness.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../helpers/node-server.js';
 
 // The Node server (src/entry/node.ts, as `npm start` runs it) against a ClickHouse HTTP endpoint
 // (the bridge over this process's embedded engine) behind a proxy that the test makes hang or

@@ -1,5 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +6,7 @@ import { createBatcher } from '../../src/ingest/batcher.js';
 import { insertLines, RowBuffer } from '../../src/ingest/insert.js';
 import { fileJournal, type BatchJournal } from '../../src/ingest/journal.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
+import { freePort, startNodeServer } from '../helpers/node-server.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 let h: Harness;
@@ -128,22 +127,13 @@ describe('the ingest journal', () => {
 describe('kill -9 of the Node server', () => {
   it('loses no acknowledged event: the restarted server inserts what the killed one held', async () => {
     const dataDir = tempDir('kill9');
-    const port = 19_000 + Math.floor(Math.random() * 900);
-    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, TRUST_PROXY: '1', INGEST_IP_PER_MIN: '100000' };
-    const start = async (): Promise<ChildProcess> => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/node.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-      for (let i = 0; i < 300 && !out.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 100));
-      if (!out.includes('listening on')) throw new Error(`server did not start: ${out}`);
-      return child;
-    };
+    const port = await freePort();
+    const env = { PORT: String(port), DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, TRUST_PROXY: '1', INGEST_IP_PER_MIN: '100000' };
     const owner = await h.user('kill9');
     const domain = h.domain('kill9');
     const site = (await (await h.call('POST', '/api/v1/projects', { token: owner.writeKey, body: { name: 'K', domain } })).json()).id;
 
-    let server = await start();
+    let server = await startNodeServer(env);
     const total = 400;
     for (let i = 0; i < total; i++) {
       const res = await fetch(`http://127.0.0.1:${port}/api/event`, {
@@ -155,11 +145,10 @@ describe('kill -9 of the Node server', () => {
       expect(res.headers.get('x-sightline-dropped')).toBeNull();
     }
     // No flush: the process is killed with the last second of events in its buffer.
-    server.kill('SIGKILL');
-    await once(server, 'exit');
+    await server.stop('SIGKILL');
     expect(existsSync(join(dataDir, 'ingest-journal'))).toBe(true);
 
-    server = await start();
+    server = await startNodeServer(env);
     try {
       await expect
         .poll(
@@ -171,8 +160,7 @@ describe('kill -9 of the Node server', () => {
         )
         .toBe(total);
     } finally {
-      server.kill('SIGTERM');
-      await once(server, 'exit');
+      await server.stop();
     }
   }, 90_000);
 });

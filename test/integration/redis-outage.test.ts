@@ -1,65 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
+import { privateRedis } from '../helpers/redis-server.js';
 
 /**
  * Redis stopped mid-run: a private redis-server on its own port (AOF in a temp dir, so the
  * accounts survive a restart). Authenticated routes must answer 503 with Retry-After within
  * 1 s, never 401 and never 200, and recover by themselves when Redis returns.
  */
-const PORT = 6390 + Math.floor(Math.random() * 2000);
-const DIR = mkdtempSync(join(tmpdir(), 'sightline-outage-'));
+const redisServer = privateRedis();
 const P = '/api/v1/projects';
-let server: ChildProcess | null = null;
 let h: Harness;
 let u: TestUser;
 let cold: TestUser;
 let domain: string;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** True once something accepts TCP connections on the port and answers PING. */
-function pings(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port: PORT });
-    socket.setTimeout(300);
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (d) => {
-      socket.destroy();
-      resolve(d.toString().startsWith('+PONG'));
-    });
-    socket.on('error', () => resolve(false));
-    socket.on('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
-
-async function startRedis(): Promise<void> {
-  server = spawn('redis-server', [
-    '--port', String(PORT), '--bind', '127.0.0.1', '--dir', DIR, '--save', '',
-    '--appendonly', 'yes', '--appendfsync', 'always',
-  ], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    if (await pings()) return;
-    await sleep(50);
-  }
-  throw new Error(`redis-server did not start on port ${PORT}`);
-}
-
-async function stopRedis(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  const proc = server;
-  server = null;
-  if (!proc || proc.exitCode !== null) return;
-  const exited = new Promise((r) => proc.once('exit', r));
-  proc.kill(signal);
-  await exited;
-}
 
 /** A request and how long it took. */
 async function timed(method: string, path: string, token?: string, body?: unknown) {
@@ -103,8 +58,8 @@ async function recoveryTime(limitMs: number): Promise<number> {
 }
 
 beforeAll(async () => {
-  await startRedis();
-  h = await createHarness({ env: { REDIS_URL: `redis://127.0.0.1:${PORT}` } });
+  await redisServer.start();
+  h = await createHarness({ env: { REDIS_URL: redisServer.url } });
   [u, cold] = await Promise.all([h.user('outage'), h.user('cold')]);
   domain = h.domain('outage');
   expect((await h.call('POST', P, { token: u.writeKey, body: { name: 'Outage', domain } })).status).toBe(201);
@@ -112,11 +67,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeHarness();
-  if (server) {
-    server.kill('SIGCONT');
-    await stopRedis('SIGKILL');
-  }
-  rmSync(DIR, { recursive: true, force: true });
+  await redisServer.dispose();
 });
 
 describe('Redis outage', () => {
@@ -127,8 +78,8 @@ describe('Redis outage', () => {
   });
 
   it('Redis stopped: 503 with Retry-After within 1 s on every authenticated route, never 401 or 200', async () => {
-    await stopRedis('SIGTERM');
-    expect(await pings()).toBe(false);
+    await redisServer.stop('SIGTERM');
+    expect(await redisServer.pings()).toBe(false);
     await expectUnavailableEverywhere();
   });
 
@@ -147,7 +98,7 @@ describe('Redis outage', () => {
   });
 
   it('Redis back on the same port: the service recovers by itself', async () => {
-    await startRedis();
+    await redisServer.start();
     const ms = await recoveryTime(5000);
     expect(ms).toBeLessThan(5000);
     for (const token of [u.readKey, cold.readKey, u.session]) {
@@ -158,11 +109,11 @@ describe('Redis outage', () => {
   });
 
   it('Redis hanging (process paused): 503 within 1 s, then recovery when it resumes', async () => {
-    server!.kill('SIGSTOP');
+    redisServer.process!.kill('SIGSTOP');
     try {
       await expectUnavailableEverywhere();
     } finally {
-      server!.kill('SIGCONT');
+      redisServer.process!.kill('SIGCONT');
     }
     expect(await recoveryTime(5000)).toBeLessThan(5000);
     expect((await h.call('PATCH', `${P}/${domain}`, { token: u.writeKey, body: { name: 'After' } })).status).toBe(200);
