@@ -111,6 +111,15 @@ describe('kill -9 of npm start during sustained ingest', () => {
     }
     expect(exitCode).toBe(0);
     expect(tally.other).toEqual([]);
+    // A stop gives up on ClickHouse after a few seconds and leaves what it could not send in the
+    // journal for the next start (README, Shutdown): on a busy host, start it again until it is empty.
+    const journal = join(dataDir, 'ingest-journal');
+    const journaled = () => readdirSync(journal).some((name) => statSync(join(journal, name)).size > 0);
+    for (let start = 0; start < 3 && journaled(); start++) {
+      const again = await startNodeServer(env);
+      expect(await again.stop('SIGTERM')).toBe(0);
+    }
+    expect(journaled()).toBe(false);
 
     const { client: ch } = await connectNodeClickHouse({ dataDir });
     let stored: Map<string, number>;
