@@ -3,10 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hashToUInt64 } from '../../src/ingest/enrich/visitor.js';
 import { s256Challenge } from '../../src/oauth/pkce.js';
 import { createCode } from '../../src/oauth/store.js';
-import type { TestUser } from '../helpers/harness.js';
+import { unique, type TestUser } from '../helpers/harness.js';
 import { addMember } from '../helpers/report-fixtures.js';
 import { useHarness } from '../helpers/setup.js';
 import { anyJson, anyText, encodeAny, extraHeaders, hostileSegment, QUERY_VALUES, wildText } from './fuzz-inputs.js';
+
+/** An email no account has: unique per run, since a fuzzed profile PATCH may take any address it is given. */
+const NOBODY = `${unique('nobody')}@nowhere.example`;
 
 /**
  * Every operation of `/openapi.json`, fuzzed with fast-check through the in-process app: hostile
@@ -137,7 +140,7 @@ function plausibleValues(c: Context): Record<string, fc.Arbitrary<unknown>> {
     period: fc.constantFrom('today', '7d', '30d', '12m', 'x'),
     limit: fc.oneof(fc.integer({ min: -1, max: 600 }), text),
     webhookUrl: fc.constantFrom('https://example.com/hook', 'http://127.0.0.1:1/hook', 'http://169.254.169.254/', 'ftp://x', 'not a url'),
-    email: fc.oneof(fc.constantFrom(c.user.email, 'nobody@nowhere.example', 'a@b', ''), fc.emailAddress(), text),
+    email: fc.oneof(fc.constantFrom(c.user.email, NOBODY, 'a@b', ''), fc.emailAddress(), text),
     password: fc.oneof(fc.constantFrom(c.user.password, ''), text),
     currentPassword: fc.oneof(fc.constantFrom(c.user.password, ''), text),
     newPassword: text,
@@ -223,7 +226,7 @@ function validBodies(c: Context): Record<string, fc.Arbitrary<unknown>> {
     'POST /api/v1/projects/{domain}/goals': fc.record({ name: text, type: fc.constantFrom('event', 'pageview', 'revenue', 'traffic', 'engagement'), value: fc.oneof(fc.constantFrom('', '/*', 'signup'), text), target: fc.oneof(fc.nat(), fc.constant(null)) }, { requiredKeys: ['name', 'type'] }),
     'POST /api/v1/projects/{domain}/funnels': fc.record({ name: text, steps: fc.array(step, { minLength: 2, maxLength: 8 }) }),
     'PUT /api/v1/projects/{domain}/export/schedule': fc.record({ frequency: fc.constantFrom('daily', 'weekly', 'monthly'), period: fc.constantFrom('today', '7d', '30d', '12m'), limit: fc.integer({ min: 1, max: 500 }) }, { requiredKeys: ['frequency'] }),
-    'POST /api/v1/projects/{domain}/members': fc.record({ email: fc.constantFrom(ctx.stranger.email, 'nobody@nowhere.example'), role: fc.constantFrom('admin', 'member') }),
+    'POST /api/v1/projects/{domain}/members': fc.record({ email: fc.constantFrom(ctx.stranger.email, NOBODY), role: fc.constantFrom('admin', 'member') }),
     'DELETE /api/v1/projects/{domain}/members': fc.record({ email: fc.constantFrom(ctx.stranger.email, user.email) }),
     'PUT /api/v1/projects/{domain}/excluded-ips': fc.record({ ips: fc.array(fc.oneof(fc.ipV4(), fc.ipV6()), { maxLength: 100 }) }),
     'POST /oauth/token': fc.oneof(
