@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { toClickHouseDateTime, type ResolvedPeriod } from './periods.js';
+import { toClickHouseDateTime, toClickHouseDateTime64, type ResolvedPeriod } from './periods.js';
 
 /** How a result column is read back: 64-bit integers arrive as strings and become numbers. */
 export type ColumnKind = 'string' | 'number' | 'number?' | 'string?';
@@ -13,35 +13,46 @@ export type RowOf<S extends RowSpec> = { [K in keyof S]: ColumnValue<S[K]> };
 export type QueryParams = Record<string, string | number | readonly string[] | readonly number[]>;
 
 const DAY_MS = 86_400_000;
+const QUARTER_MS = 900_000;
 
 /**
- * The parameters every period-scoped report binds: `{projectId:String}`,
- * `{from:DateTime('UTC')}`, `{to:DateTime('UTC')}`, the bucket zone `{tz:String}`, and
- * `{dayFrom}`/`{dayTo}`: the first UTC midnight ≥ from and the last ≤ to, between which the
- * rollups read daily rows (sql/window.ts rollupRows). With `daily: false`, or when the period
- * holds no whole UTC day, both are `to` and only 15-minute rows are read.
+ * The parameters every period-scoped report binds (sql/window.ts): `{projectId:String}`, the
+ * exact bounds `{from}`/`{to}` (DateTime64(3)), `{rollupFrom}`/`{rollupTo}`: the 15-minute edges
+ * inside them, between which rollup rows are read (raw events outside), `{dayFrom}`/`{dayTo}`:
+ * the first UTC midnight ≥ rollupFrom and the last ≤ rollupTo, between which the rollups read
+ * daily rows, the bucket zone `{tz:String}`, and for hour buckets `{hourBase}` (the first
+ * bucket's start) and `{lastHour}` (the last bucket's index). With `daily: false`, or when the
+ * range holds no whole UTC day, dayFrom and dayTo are both rollupTo and only 15-minute rows are read.
  */
 export function periodParams(projectId: string, period: ResolvedPeriod, opts: { daily?: boolean } = {}): QueryParams {
-  let dayFrom = Math.ceil(period.from / DAY_MS) * DAY_MS;
-  let dayTo = Math.floor(period.to / DAY_MS) * DAY_MS;
-  if (opts.daily === false || dayFrom >= dayTo) dayFrom = dayTo = period.to;
+  let rollupFrom = Math.ceil(period.from / QUARTER_MS) * QUARTER_MS;
+  let rollupTo = Math.floor(period.to / QUARTER_MS) * QUARTER_MS;
+  if (rollupFrom >= rollupTo) rollupFrom = rollupTo = period.from; // no whole quarter hour: all raw
+  let dayFrom = Math.ceil(rollupFrom / DAY_MS) * DAY_MS;
+  let dayTo = Math.floor(rollupTo / DAY_MS) * DAY_MS;
+  if (opts.daily === false || dayFrom >= dayTo) dayFrom = dayTo = rollupTo;
   return {
     projectId,
-    from: toClickHouseDateTime(period.from),
-    to: toClickHouseDateTime(period.to),
+    from: toClickHouseDateTime64(period.from),
+    to: toClickHouseDateTime64(period.to),
+    rollupFrom: toClickHouseDateTime(rollupFrom),
+    rollupTo: toClickHouseDateTime(rollupTo),
     dayFrom: toClickHouseDateTime(dayFrom),
     dayTo: toClickHouseDateTime(dayTo),
     tz: period.bucketTimeZone,
+    hourBase: toClickHouseDateTime(period.buckets[0] ?? period.from),
+    lastHour: Math.max(0, period.buckets.length - 1),
   };
 }
 
 /**
- * Whether daily rows fall each into one bucket of `period`: true only for day buckets that are
- * all whole UTC days (a zone at offset 0 for the whole period). Elsewhere a UTC day straddles two
- * local days, or (hour buckets) holds 24 of them.
+ * Whether daily rows fall each into one bucket of `period`: true only for day buckets that all
+ * start on UTC midnights (a zone at offset 0 for the whole period; the last bucket, today, ends
+ * at now and is read from 15-minute rows and raw events). Elsewhere a UTC day straddles two local
+ * days, or (hour buckets) holds 24 of them.
  */
 export function dailyRowsFitBuckets(period: ResolvedPeriod): boolean {
-  return period.granularity === 'day' && period.to % DAY_MS === 0 && period.buckets.every((b) => b % DAY_MS === 0);
+  return period.granularity === 'day' && period.buckets.every((b) => b % DAY_MS === 0);
 }
 
 function convert(kind: ColumnKind, value: unknown): unknown {

@@ -146,21 +146,21 @@ describe('shapes and special values', () => {
     for (const name of CORE) {
       const { status, body } = await get(domain, name, 'period=7d');
       expect(status, name).toBe(200);
-      // 2026-03-08 18:00Z is 23:30 in Kolkata: 7 days ending at local midnight of the 9th.
+      // 2026-03-08 18:00Z is 23:30 in Kolkata: 7 days from local midnight of the 2nd, ending now.
       expect({ period: body.period, from: body.from, to: body.to }, name).toEqual({
-        period: '7d', from: '2026-03-01T18:30:00.000Z', to: '2026-03-08T18:30:00.000Z',
+        period: '7d', from: '2026-03-01T18:30:00.000Z', to: '2026-03-08T18:00:00.000Z',
       });
     }
   });
 });
 
 describe('period edges on raw events', () => {
-  it('counts events on the UTC date of `to` when the zone is not UTC (both sources)', async () => {
-    // St_Johns "today" on 2026-06-14 ends at 02:30Z on the 15th; the only rows sit on that UTC
-    // date, once just inside the period and once exactly at its end.
-    clock.set(Date.parse('2026-06-14T12:00:00Z'));
+  it('counts events on the UTC date of `to` when the zone is not UTC, up to now and not after (both sources)', async () => {
+    // St_Johns "today" on 2026-06-14 ends at 02:30Z on the 15th; now is its last millisecond. The
+    // only rows sit on that UTC date: at now (counted) and 1 ms later, in the future (not counted).
+    const end = Date.parse('2026-06-15T02:30:00Z');
+    clock.set(end - 1);
     try {
-      const end = Date.parse('2026-06-15T02:30:00Z');
       const domain = await projectWith([
         makeEvent({ ts: end - 1, kind: 'transaction', eventName: 'upgrade', amountCents: 5, currency: 'USD' }),
         makeEvent({ ts: end - 1 }),
@@ -171,7 +171,7 @@ describe('period edges on raw events', () => {
       for (const source of SOURCES) {
         const ctx = { deps: h.deps, project, role: 'owner' as const };
         const stats = await (findReport('stats') as PlannedReport).compute(ctx, { period: 'today' }, source);
-        expect(stats, source).toMatchObject({ to: '2026-06-15T02:30:00.000Z', pageviews: 1, visitors: 1 });
+        expect(stats, source).toMatchObject({ to: '2026-06-15T02:29:59.999Z', pageviews: 1, visitors: 1 });
         const events = await (findReport('events') as PlannedReport).compute(ctx, { period: 'today', limit: 20 }, source);
         expect((events as { data: unknown[] }).data, source).toEqual([
           { name: 'upgrade', people: 1, events: 1, pct: 1, amountCents: 5, currency: 'USD', transactions: 1 },
@@ -181,16 +181,47 @@ describe('period edges on raw events', () => {
       clock.set(NOW);
     }
   });
+
+  it('periods end now: no bucket after today, no event after now, this quarter hour counted exactly', async () => {
+    // 12:07:30Z on the 15th: this_month and 12m end today, and the current quarter hour
+    // (12:00–12:07:30) is not in any rollup bucket yet that the period may read whole.
+    const now = Date.parse('2026-07-15T12:07:30Z');
+    clock.set(now);
+    try {
+      const domain = await projectWith([
+        makeEvent({ ts: now - 1 }), makeEvent({ ts: now, visitor: 2 }), makeEvent({ ts: now + 1, visitor: 3 }),
+        makeEvent({ ts: Date.parse('2026-07-15T12:10:00Z'), visitor: 4 }), makeEvent({ ts: Date.parse('2026-07-20T08:00:00Z'), visitor: 5 }),
+        makeEvent({ ts: Date.parse('2026-07-15T11:59:59.999Z'), visitor: 6 }),
+      ]);
+      const project = (await getProject(h.deps.redis, (await findProjectIdByDomain(h.deps.redis, domain))!))!;
+      const ctx = { deps: h.deps, project, role: 'owner' as const };
+      for (const period of ['this_month', '12m', '7d', 'today'] as const) {
+        for (const source of SOURCES) {
+          const stats = await (findReport('stats') as PlannedReport).compute(ctx, { period }, source);
+          expect(stats, `${period} ${source}`).toMatchObject({ to: '2026-07-15T12:07:30.000Z', pageviews: 3, visitors: 3 });
+          const series = (await (findReport('timeseries') as PlannedReport).compute(ctx, { period }, source)) as { data: { date: string; pageviews: number }[] };
+          const last = series.data.at(-1)!;
+          expect(last.date <= '2026-07-15T12:07:30.000Z', `${period} ${source}`).toBe(true);
+          expect(series.data.reduce((s, d) => s + d.pageviews, 0), `${period} ${source}`).toBe(3);
+        }
+      }
+      expect((await get(domain, 'timeseries', 'period=this_month')).body.data).toHaveLength(15);
+      expect((await get(domain, 'timeseries', 'period=12m')).body.data.at(-1).date).toBe('2026-07-15T00:00:00.000Z');
+      expect((await get(domain, 'timeseries', 'period=12m')).body.data[0].date).toBe('2025-08-01T00:00:00.000Z');
+    } finally {
+      clock.set(NOW);
+    }
+  });
 });
 
 describe('time series buckets', () => {
   it('24h: 24 hourly buckets, zero-filled', async () => {
-    // NOW is 18:00Z, so the current hour 18:00–19:00 is the last bucket; 12:48 falls in 12:00.
+    // NOW is 18:00Z, so the current hour 18:00–now is the last bucket; 12:48 falls in 12:00; 18:30 is in the future.
     const domain = await projectWith([makeEvent({ ts: at(-0.5) }), makeEvent({ ts: at(0), visitor: 2 }), makeEvent({ ts: at(5.2) })]);
     const { body } = await get(domain, 'timeseries', 'period=24h');
     expect(body.granularity).toBe('hour');
     expect(body.data).toHaveLength(24);
-    expect(body.data[23]).toEqual({ date: '2026-03-08T18:00:00.000Z', pageviews: 2, visitors: 2 });
+    expect(body.data[23]).toEqual({ date: '2026-03-08T18:00:00.000Z', pageviews: 1, visitors: 1 });
     expect(body.data[17]).toEqual({ date: '2026-03-08T12:00:00.000Z', pageviews: 1, visitors: 1 });
     expect(body.data.filter((d: { pageviews: number }) => d.pageviews === 0)).toHaveLength(22);
     const starts = body.data.map((d: { date: string }) => Date.parse(d.date));
@@ -208,18 +239,20 @@ describe('time series buckets', () => {
   });
 
   it('DST days of 23 h and 25 h are one bucket each', async () => {
-    // After spring-forward New York is UTC-4: the day ends at 04:00Z, 23 h after it began.
-    const spring = await projectWith([makeEvent({ ts: Date.parse('2026-03-09T03:59:59.999Z') }), makeEvent({ ts: Date.parse('2026-03-09T04:00:00Z') })], 'America/New_York');
-    const today = (await get(spring, 'timeseries', 'period=today')).body;
-    expect(today.data).toEqual([{ date: '2026-03-08T05:00:00.000Z', pageviews: 1, visitors: 1 }]);
-    expect(Date.parse(today.to) - Date.parse(today.from)).toBe(23 * HOUR);
-
-    clock.set(Date.parse('2026-11-01T12:00:00Z'));
+    // After spring-forward New York is UTC-4: the day ends at 04:00Z, 23 h after it began. Now is
+    // its last millisecond; the event at 04:00Z is tomorrow, in the future.
+    clock.set(Date.parse('2026-03-09T03:59:59.999Z'));
     try {
+      const spring = await projectWith([makeEvent({ ts: Date.parse('2026-03-09T03:59:59.999Z') }), makeEvent({ ts: Date.parse('2026-03-09T04:00:00Z') })], 'America/New_York');
+      const today = (await get(spring, 'timeseries', 'period=today')).body;
+      expect(today.data).toEqual([{ date: '2026-03-08T05:00:00.000Z', pageviews: 1, visitors: 1 }]);
+      expect(Date.parse(today.to) + 1 - Date.parse(today.from)).toBe(23 * HOUR);
+
+      clock.set(Date.parse('2026-11-02T04:59:59.999Z'));
       const fall = await projectWith([makeEvent({ ts: Date.parse('2026-11-02T04:59:59.999Z') })], 'America/New_York');
       const day = (await get(fall, 'timeseries', 'period=today')).body;
       expect(day.data).toEqual([{ date: '2026-11-01T04:00:00.000Z', pageviews: 1, visitors: 1 }]);
-      expect(Date.parse(day.to) - Date.parse(day.from)).toBe(25 * HOUR);
+      expect(Date.parse(day.to) + 1 - Date.parse(day.from)).toBe(25 * HOUR);
       const week = (await get(fall, 'timeseries', 'period=7d')).body;
       expect(week.data.map((d: { date: string }) => d.date).slice(-2)).toEqual(['2026-10-31T04:00:00.000Z', '2026-11-01T04:00:00.000Z']);
     } finally {
