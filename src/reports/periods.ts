@@ -13,7 +13,7 @@ const HOUR_MS = 3_600_000;
 
 export interface ResolvedPeriod {
   key: PeriodKey;
-  /** Inclusive start, epoch ms (UTC). Always on a 15-minute boundary. */
+  /** Inclusive start, epoch ms (UTC): a day start, or exactly `now − 24 h` for `24h`. */
   from: number;
   /** The clock read the period was resolved at: the last instant counted (answers' `to`). */
   now: number;
@@ -24,7 +24,8 @@ export interface ResolvedPeriod {
   bucketTimeZone: string;
   /**
    * Start of every bucket, epoch ms, ascending, up to the one holding `now` (no bucket in the
-   * future); for zero-filled time series.
+   * future); for zero-filled time series. The first hour bucket of `24h` starts at the clock hour
+   * holding `from`, so it may start before `from`.
    */
   buckets: number[];
 }
@@ -34,7 +35,8 @@ const floorHour = (d: Temporal.ZonedDateTime) => d.round({ smallestUnit: 'hour',
 
 /**
  * Resolves a period key against `now` in the project's zone (README "Reports"). Every period ends
- * at `now`: `24h` = the current hour and the 23 before it; `7d`/`30d`/`90d` = the last N calendar days including today;
+ * at `now`: `24h` = exactly `now − 24 h` … now in clock-hour buckets (25 when now is not on the
+ * hour, the first and last partial); `7d`/`30d`/`90d` = the last N calendar days including today;
  * `6m`/`12m` = the last N months including this one; `today`; `this_month`/`this_week` in UTC
  * (weeks start on Sunday). Day buckets run up to today, whose bucket ends at now.
  */
@@ -45,9 +47,14 @@ export function resolvePeriod(key: PeriodKey, timeZone: string, now: number): Re
   const to = now + 1;
 
   if (key === '24h') {
-    // The current hour and the 23 before it, up to now.
-    const from = floorHour(here).epochMilliseconds - 23 * HOUR_MS;
-    const buckets = Array.from({ length: 24 }, (_, i) => from + i * HOUR_MS);
+    const from = now - 24 * HOUR_MS;
+    const buckets: number[] = [];
+    // The zone's clock hours (at :30 UTC in +5:30) that hold an instant of [from, now). Hours are
+    // exact durations, so the starts are 3600 s apart across a DST change too. On the hour, the
+    // instant `now` itself opens a 25th hour: its events go to the last bucket instead (time
+    // series clamp the hour index), so there are 24 buckets.
+    let h = floorHour(Temporal.Instant.fromEpochMilliseconds(from).toZonedDateTimeISO(zone));
+    for (; h.epochMilliseconds < now; h = h.add({ hours: 1 })) buckets.push(h.epochMilliseconds);
     return { key, from, now, to, granularity: 'hour', bucketTimeZone: zone, buckets };
   }
 

@@ -61,11 +61,11 @@ function localHourStart(ms: number, timeZone: string): number {
   return ms - part('minute') * 60_000 - part('second') * 1000 - (((ms % 1000) + 1000) % 1000);
 }
 
-/** The bucket keys of the period, in order: clock-hour starts of [from, now] or local dates from `from` to now's. */
+/** The bucket keys of the period, in order: clock-hour starts of [from, now) or local dates from `from` to now's. */
 function bucketKeysOf(p: RefPeriod): string[] {
   const keys: string[] = [];
   if (p.granularity === 'hour') {
-    for (let t = localHourStart(p.from, p.bucketTimeZone); t <= p.now; t += 3_600_000) keys.push(iso(t));
+    for (let t = localHourStart(p.from, p.bucketTimeZone); t < p.now; t += 3_600_000) keys.push(iso(t));
     return keys;
   }
   const last = localDate(p.now, p.bucketTimeZone);

@@ -195,7 +195,7 @@ describe('period edges on raw events', () => {
       ]);
       const project = (await getProject(h.deps.redis, (await findProjectIdByDomain(h.deps.redis, domain))!))!;
       const ctx = { deps: h.deps, project, role: 'owner' as const };
-      for (const period of ['this_month', '12m', '7d', 'today'] as const) {
+      for (const period of ['this_month', '12m', '7d', 'today', '24h'] as const) {
         for (const source of SOURCES) {
           const stats = await (findReport('stats') as PlannedReport).compute(ctx, { period }, source);
           expect(stats, `${period} ${source}`).toMatchObject({ to: '2026-07-15T12:07:30.000Z', pageviews: 3, visitors: 3 });
@@ -215,17 +215,55 @@ describe('period edges on raw events', () => {
 });
 
 describe('time series buckets', () => {
-  it('24h: 24 hourly buckets, zero-filled', async () => {
-    // NOW is 18:00Z, so the current hour 18:00–now is the last bucket; 12:48 falls in 12:00; 18:30 is in the future.
-    const domain = await projectWith([makeEvent({ ts: at(-0.5) }), makeEvent({ ts: at(0), visitor: 2 }), makeEvent({ ts: at(5.2) })]);
+  it('24h on the hour: exactly the last 24 hours in 24 hourly buckets, zero-filled', async () => {
+    // NOW is 18:00Z: buckets 18:00Z yesterday … 17:00Z today. An event exactly at now counts in the
+    // last bucket, one exactly 24 h ago in the first; 1 ms before that and the future do not count.
+    const domain = await projectWith([
+      makeEvent({ ts: at(-0.5) }), makeEvent({ ts: at(0), visitor: 2 }), makeEvent({ ts: at(5.2) }),
+      makeEvent({ ts: at(24), visitor: 3 }), makeEvent({ ts: at(24) - 1, visitor: 4 }),
+    ]);
     const { body } = await get(domain, 'timeseries', 'period=24h');
     expect(body.granularity).toBe('hour');
+    expect({ from: body.from, to: body.to }).toEqual({ from: '2026-03-07T18:00:00.000Z', to: '2026-03-08T18:00:00.000Z' });
     expect(body.data).toHaveLength(24);
-    expect(body.data[23]).toEqual({ date: '2026-03-08T18:00:00.000Z', pageviews: 1, visitors: 1 });
-    expect(body.data[17]).toEqual({ date: '2026-03-08T12:00:00.000Z', pageviews: 1, visitors: 1 });
-    expect(body.data.filter((d: { pageviews: number }) => d.pageviews === 0)).toHaveLength(22);
+    expect(body.data[0]).toEqual({ date: '2026-03-07T18:00:00.000Z', pageviews: 1, visitors: 1 });
+    expect(body.data[23]).toEqual({ date: '2026-03-08T17:00:00.000Z', pageviews: 1, visitors: 1 });
+    expect(body.data[18]).toEqual({ date: '2026-03-08T12:00:00.000Z', pageviews: 1, visitors: 1 });
+    expect(body.data.filter((d: { pageviews: number }) => d.pageviews === 0)).toHaveLength(21);
     const starts = body.data.map((d: { date: string }) => Date.parse(d.date));
     expect(starts.every((t: number, i: number) => i === 0 || t - starts[i - 1] === HOUR)).toBe(true);
+    expect((await get(domain, 'stats', 'period=24h')).body).toMatchObject({ pageviews: 3, visitors: 3 });
+  });
+
+  it('24h in the middle of an hour in +5:30: 25 clock-hour buckets, the first and last partial (both sources)', async () => {
+    // 18:20Z is 23:50 in Kolkata: the period is 18:20Z yesterday … now, its hours start at :30Z.
+    const now = Date.parse('2026-03-08T18:20:00Z');
+    clock.set(now);
+    try {
+      const from = now - 24 * HOUR;
+      const domain = await projectWith([
+        makeEvent({ ts: from - 1 }), makeEvent({ ts: from, visitor: 2 }), makeEvent({ ts: from + 9 * 60_000, visitor: 3 }),
+        makeEvent({ ts: now - 60_000, visitor: 4 }), makeEvent({ ts: now, visitor: 5 }), makeEvent({ ts: now + 1, visitor: 6 }),
+        makeEvent({ ts: Date.parse('2026-03-08T06:45:00Z'), visitor: 7 }),
+      ], 'Asia/Kolkata');
+      const project = (await getProject(h.deps.redis, (await findProjectIdByDomain(h.deps.redis, domain))!))!;
+      const ctx = { deps: h.deps, project, role: 'owner' as const };
+      for (const source of SOURCES) {
+        const series = (await (findReport('timeseries') as PlannedReport).compute(ctx, { period: '24h' }, source)) as {
+          from: string; to: string; data: { date: string; pageviews: number; visitors: number }[];
+        };
+        expect({ from: series.from, to: series.to }, source).toEqual({ from: '2026-03-07T18:20:00.000Z', to: '2026-03-08T18:20:00.000Z' });
+        expect(series.data, source).toHaveLength(25);
+        expect(series.data[0], source).toEqual({ date: '2026-03-07T17:30:00.000Z', pageviews: 2, visitors: 2 });
+        expect(series.data[24], source).toEqual({ date: '2026-03-08T17:30:00.000Z', pageviews: 2, visitors: 2 });
+        expect(series.data[13], source).toEqual({ date: '2026-03-08T06:30:00.000Z', pageviews: 1, visitors: 1 });
+        expect(series.data.reduce((s, d) => s + d.pageviews, 0), source).toBe(5);
+        const stats = await (findReport('stats') as PlannedReport).compute(ctx, { period: '24h' }, source);
+        expect(stats, source).toMatchObject({ pageviews: 5, visitors: 5 });
+      }
+    } finally {
+      clock.set(NOW);
+    }
   });
 
   it('7d and 30d: one bucket per local day, starting at local midnight', async () => {

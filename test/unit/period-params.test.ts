@@ -19,7 +19,14 @@ describe('periodParams: exact bounds for raw events, 15-minute edges for rollups
     expect(p).toMatchObject({ from: '2026-03-08 18:30:00.000', rollupTo: '2026-03-15 10:15:00', dayFrom: '2026-03-09 00:00:00', dayTo: '2026-03-15 00:00:00' });
   });
 
-  it('daily: false → both day bounds are rollupTo, so only 15-minute rows are read', () => {
+  it('24h in the middle of a quarter hour: raw slices at both edges; no whole UTC day → only 15-minute rows', () => {
+    const day = periodParams('p', resolvePeriod('24h', 'UTC', at('2026-03-15T10:20:00Z')));
+    expect(day).toMatchObject({
+      from: '2026-03-14 10:20:00.000', to: '2026-03-15 10:20:00.001',
+      rollupFrom: '2026-03-14 10:30:00', rollupTo: '2026-03-15 10:15:00',
+      dayFrom: '2026-03-15 10:15:00', dayTo: '2026-03-15 10:15:00',
+      hourBase: '2026-03-14 10:00:00', lastHour: 24,
+    });
     const off = periodParams('p', resolvePeriod('30d', 'UTC', at('2026-03-15T10:20:00Z')), { daily: false });
     expect(off).toMatchObject({ dayFrom: '2026-03-15 10:15:00', dayTo: '2026-03-15 10:15:00' });
   });
@@ -39,6 +46,14 @@ describe('resolvePeriod: periods end now', () => {
     expect(new Date(year.buckets[0]!).toISOString()).toBe('2025-04-01T00:00:00.000Z');
     expect(new Date(year.buckets.at(-1)!).toISOString()).toBe('2026-03-15T00:00:00.000Z');
     expect(resolvePeriod('this_week', 'UTC', now).buckets).toHaveLength(1); // the 15th is a Sunday
+  });
+  it('24h: 25 clock-hour buckets off the hour, 24 on it; +5:30 hours start at :30 UTC', () => {
+    expect(resolvePeriod('24h', 'UTC', now).buckets).toHaveLength(25);
+    expect(resolvePeriod('24h', 'UTC', at('2026-03-15T10:00:00Z')).buckets).toHaveLength(24);
+    const kolkata = resolvePeriod('24h', 'Asia/Kolkata', now);
+    expect(kolkata.buckets).toHaveLength(25);
+    expect(new Date(kolkata.buckets[0]!).toISOString()).toBe('2026-03-14T09:30:00.000Z');
+    expect(resolvePeriod('24h', 'Asia/Kolkata', at('2026-03-15T10:30:00Z')).buckets).toHaveLength(24);
   });
 });
 
