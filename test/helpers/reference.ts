@@ -36,7 +36,7 @@ function tally<K>(events: GenEvent[], key: (e: GenEvent) => K) {
   return [...groups.values()].map((g) => ({ key: g.key, pageviews: g.pageviews, visitors: g.visitors.size }));
 }
 
-/** Stats: pageviews, distinct visitors and sessions of pageviews; mean leave duration. */
+/** Stats: pageviews, distinct visitors and sessions of pageviews; summed leave durations per session with a leave. */
 export function refStats(events: GenEvent[], p: RefPeriod) {
   const views = events.filter(inPeriod(p, ['pageview']));
   const leaves = events.filter(inPeriod(p, ['leave']));
@@ -45,7 +45,7 @@ export function refStats(events: GenEvent[], p: RefPeriod) {
     pageviews: views.length,
     visitors: new Set(views.map((e) => e.visitor)).size,
     sessions: new Set(views.map((e) => e.session)).size,
-    avgDurationSeconds: leaves.length ? leaves.reduce((s, e) => s + e.durationMs / 1000, 0) / leaves.length : null,
+    avgDurationSeconds: leaves.length ? leaves.reduce((s, e) => s + e.durationMs / 1000, 0) / new Set(leaves.map((e) => e.session)).size : null,
   };
 }
 

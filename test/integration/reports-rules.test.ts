@@ -112,13 +112,27 @@ describe('shapes and special values', () => {
     });
   });
 
-  it('averages leave durations in seconds', async () => {
+  it('averages visit durations in seconds: the leave durations of a session summed, over the sessions with a leave', async () => {
     const domain = await projectWith([
-      makeEvent({ ts: at(1), kind: 'leave', durationMs: 30_000 }),
-      makeEvent({ ts: at(1), kind: 'leave', durationMs: 45_500 }),
-      makeEvent({ ts: at(24 * 40), kind: 'leave', durationMs: 999_000 }), // outside 30d
+      // One visit of three pages (two leaves, 75.5 s in all), one of one page (20 s): (75.5 + 20) / 2.
+      makeEvent({ ts: at(2), session: 10 }),
+      makeEvent({ ts: at(2), kind: 'leave', durationMs: 30_000, session: 10 }),
+      makeEvent({ ts: at(1.5), session: 10 }),
+      makeEvent({ ts: at(1), kind: 'leave', durationMs: 45_500, session: 10 }),
+      makeEvent({ ts: at(1), session: 10 }),
+      makeEvent({ ts: at(1), kind: 'leave', durationMs: 20_000, visitor: 2, session: 20 }),
+      makeEvent({ ts: at(1), visitor: 3, session: 30 }), // a visit without a leave event is not averaged in
+      makeEvent({ ts: at(24 * 40), kind: 'leave', durationMs: 999_000, visitor: 4, session: 40 }), // outside 30d
     ]);
-    expect((await get(domain, 'stats')).body).toMatchObject({ pageviews: 0, visitors: 0, avgDurationSeconds: 37.75 });
+    const project = (await getProject(h.deps.redis, (await findProjectIdByDomain(h.deps.redis, domain))!))!;
+    for (const source of SOURCES) {
+      const stats = await (findReport('stats') as PlannedReport).compute({ deps: h.deps, project, role: 'owner' }, { period: '30d' }, source);
+      expect(stats, source).toMatchObject({ pageviews: 4, visitors: 2, sessions: 2, avgDurationSeconds: 47.75 });
+    }
+    expect((await get(domain, 'stats')).body).toMatchObject({ avgDurationSeconds: 47.75 });
+    // The export's overview and the stats CSV carry the same number.
+    const csv = await (await h.call('GET', `/api/v1/projects/${domain}/stats`, { token: alice.readKey, headers: { Accept: 'text/csv' } })).text();
+    expect(csv).toContain('avg_duration_seconds,47.75');
   });
 
   it('events: amounts per single currency, null on mixed currencies or none, pct sums to 1', async () => {

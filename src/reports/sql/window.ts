@@ -19,7 +19,7 @@ export const RAW_WINDOW = "project_id = {projectId:String} AND ts >= {from:DateT
 const RAW_SLICES =
   "project_id = {projectId:String} AND ((ts >= {from:DateTime64(3, 'UTC')} AND ts < {rollupFrom:DateTime64(3, 'UTC')}) OR (ts >= {rollupTo:DateTime64(3, 'UTC')} AND ts < {to:DateTime64(3, 'UTC')}))";
 
-/** Rollups kept twice, as `{family}_15m` and `{family}_1d` with the same columns (migrations 0003–0009, 0011–0017). */
+/** Rollups kept twice, as `{family}_15m` and `{family}_1d` with the same columns (migrations 0003–0009, 0011–0017, 0020). */
 export type RollupFamily = 'stats' | 'pages' | 'referrers' | 'countries' | 'cities' | 'tech' | 'custom_events';
 
 // [dayFrom, dayTo) holds the whole UTC days of the rollup range (equal when none).
@@ -36,7 +36,7 @@ const FROM_RAW: Readonly<Record<RollupFamily, { columns: string; kinds: string; 
     columns:
       "countIf(kind = 'pageview') AS pageviews, uniqCombinedStateIf(14)(visitor_id, kind = 'pageview') AS visitors, " +
       "uniqCombinedStateIf(14)(session_id, kind = 'pageview') AS sessions, countIf(kind = 'leave') AS leaves, " +
-      "sumIf(toUInt64(duration_ms), kind = 'leave') AS duration_ms",
+      "sumIf(toUInt64(duration_ms), kind = 'leave') AS duration_ms, uniqCombinedStateIf(14)(session_id, kind = 'leave') AS leave_sessions",
     kinds: "kind IN ('pageview', 'leave')",
     groupBy: '',
   },
