@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolvePeriod } from '../../src/reports/periods.js';
 import { dailyRowsFitBuckets, periodParams } from '../../src/reports/query.js';
+import { BOT_ROWS, rollupRows, withoutRawSlices } from '../../src/reports/sql/window.js';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -29,6 +30,11 @@ describe('periodParams: exact bounds for raw events, 15-minute edges for rollups
     });
     const off = periodParams('p', resolvePeriod('30d', 'UTC', at('2026-03-15T10:20:00Z')), { daily: false });
     expect(off).toMatchObject({ dayFrom: '2026-03-15 10:15:00', dayTo: '2026-03-15 10:15:00' });
+  });
+
+  it('rollupEnd (no rows after now): rollups up to the next UTC midnight, daily rows through today, no raw slice at the end', () => {
+    const p = periodParams('p', resolvePeriod('30d', 'UTC', at('2026-03-15T10:20:00Z')), { rollupEnd: at('2026-03-16T00:00:00Z') });
+    expect(p).toMatchObject({ to: '2026-03-15 10:20:00.001', rollupTo: '2026-03-16 00:00:00', dayTo: '2026-03-16 00:00:00' });
   });
 
   it('one millisecond before a quarter hour: the rollups hold the whole last quarter, no raw slice', () => {
@@ -68,5 +74,21 @@ describe('dailyRowsFitBuckets', () => {
     expect(dailyRowsFitBuckets(resolvePeriod('24h', 'UTC', now))).toBe(false);
     expect(dailyRowsFitBuckets(resolvePeriod('30d', 'Asia/Kolkata', now))).toBe(false);
     expect(dailyRowsFitBuckets(resolvePeriod('12m', 'Europe/London', now))).toBe(false);
+  });
+});
+
+describe('withoutRawSlices', () => {
+  it('drops exactly the raw-slice branch of the rollup rows, for every family and the bot rows', () => {
+    for (const family of ['stats', 'pages', 'referrers', 'countries', 'cities', 'tech', 'custom_events'] as const) {
+      const sql = `SELECT count() FROM ${rollupRows(family)}`;
+      expect(sql).toContain('FROM events');
+      const cut = withoutRawSlices(sql);
+      expect(cut).not.toContain('FROM events');
+      expect(cut).toContain(`FROM ${family}_1d`);
+      expect(cut).toContain(`FROM ${family}_15m`);
+      expect(cut.trim().endsWith(')')).toBe(true);
+    }
+    expect(withoutRawSlices(BOT_ROWS)).not.toContain('bot_hits');
+    expect(withoutRawSlices(BOT_ROWS)).toContain('FROM bots_15m');
   });
 });

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { defineReport } from '../definition.js';
 import { BOT_FILTERS, filterParam, periodParam } from '../params.js';
 import { GOAL_BOT_PERIODS } from '../periods.js';
-import { periodParams, queryRows } from '../query.js';
+import { queryRows, rollupParams } from '../query.js';
 import { byMetricThenName, num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
 import { BOT_ROWS } from '../sql/window.js';
 
@@ -96,7 +96,7 @@ export const botsReport = defineReport({
   response: BotsResponse,
   async run(ctx, input): Promise<Bots> {
     const period = resolveFor(ctx, input.period);
-    const base = periodParams(ctx.project.id, period);
+    const base = await rollupParams(ctx.deps, 'bot_hits', ctx.project.id, period);
     const params = { ...base, filter: input.filter, limit: BOTS_TOP_N };
     const [totalRows, seriesRows, topBots, topPages] = await Promise.all([
       queryRows(ctx.deps, TOTALS_SQL, base, { category_name: 'string', hit_count: 'number', verified_count: 'number' }),

@@ -5,7 +5,7 @@ import { GOAL_TYPES, goalStore, type Goal, type GoalType } from '../../goals/sto
 import { defineReport } from '../definition.js';
 import { periodParam, reportQuery } from '../params.js';
 import { GOAL_BOT_PERIODS } from '../periods.js';
-import { periodParams, queryOne, queryRows, type QueryParams } from '../query.js';
+import { queryOne, queryRows, rollupParams, type QueryParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
 import { avgVisitSeconds } from '../sql/stats.js';
 import { rollupRows } from '../sql/window.js';
@@ -121,7 +121,7 @@ export const goalsReport = defineReport({
   async run(ctx, input): Promise<GoalsResult> {
     const period = resolveFor(ctx, input.period);
     const goals = await goalStore.list(ctx.deps.redis, ctx.project.id);
-    const params = periodParams(ctx.project.id, period);
+    const params = await rollupParams(ctx.deps, 'events', ctx.project.id, period);
     const events = valuesOf(goals, 'event');
     const revenue = valuesOf(goals, 'revenue');
     const patterns = valuesOf(goals, 'pageview');

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { definePlannedReport } from '../planned.js';
 import { reportQuery } from '../params.js';
-import { periodParams, queryOne } from '../query.js';
+import { queryOne, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor } from '../shape.js';
 import { avgVisitSeconds, STATS_SQL } from '../sql/stats.js';
 
@@ -24,7 +24,7 @@ export const statsReport = definePlannedReport({
   response: StatsResponse,
   async compute(ctx, input, source): Promise<Stats> {
     const period = resolveFor(ctx, input.period);
-    const row = await queryOne(ctx.deps, STATS_SQL[source], periodParams(ctx.project.id, period), {
+    const row = await queryOne(ctx.deps, STATS_SQL[source], await sourceParams(ctx.deps, ctx.project.id, period, source), {
       pageviews: 'number',
       visitors: 'number',
       sessions: 'number',

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { bucketKeys } from '../buckets.js';
 import { definePlannedReport } from '../planned.js';
 import { reportQuery } from '../params.js';
-import { dailyRowsFitBuckets, periodParams, queryRows } from '../query.js';
+import { dailyRowsFitBuckets, queryRows, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
 import { TIMESERIES_SQL } from '../sql/timeseries.js';
 
@@ -32,7 +32,7 @@ export const timeseriesReport = definePlannedReport({
   response: TimeseriesResponse,
   async compute(ctx, input, source): Promise<Timeseries> {
     const period = resolveFor(ctx, input.period);
-    const params = periodParams(ctx.project.id, period, { daily: dailyRowsFitBuckets(period) });
+    const params = await sourceParams(ctx.deps, ctx.project.id, period, source, { daily: dailyRowsFitBuckets(period) });
     const rows = await queryRows(ctx.deps, TIMESERIES_SQL[period.granularity][source], params, {
       k: 'string',
       pageviews: 'number',
