@@ -296,6 +296,33 @@ describe('time series buckets', () => {
     }
   });
 
+  it('24h across a DST change: 25 clock hours, the skipped 02:00 is no bucket (both sources)', async () => {
+    // New York springs forward at 02:00 EST (07:00Z) on 2026-03-08; now is 14:20 EDT.
+    const now = Date.parse('2026-03-08T18:20:00Z');
+    clock.set(now);
+    try {
+      const domain = await projectWith([
+        makeEvent({ ts: Date.parse('2026-03-08T06:59:59.999Z') }), // 01:59:59.999 EST
+        makeEvent({ ts: Date.parse('2026-03-08T07:00:00Z'), visitor: 2 }), // 03:00 EDT
+      ], 'America/New_York');
+      const project = (await getProject(h.deps.redis, (await findProjectIdByDomain(h.deps.redis, domain))!))!;
+      for (const source of SOURCES) {
+        const series = (await (findReport('timeseries') as PlannedReport).compute({ deps: h.deps, project, role: 'owner' }, { period: '24h' }, source)) as {
+          data: { date: string; pageviews: number }[];
+        };
+        expect(series.data, source).toHaveLength(25);
+        expect(series.data[0]!.date, source).toBe('2026-03-07T18:00:00.000Z'); // 13:00 EST
+        expect(series.data.slice(12, 14), source).toEqual([
+          { date: '2026-03-08T06:00:00.000Z', pageviews: 1, visitors: 1 },
+          { date: '2026-03-08T07:00:00.000Z', pageviews: 1, visitors: 1 },
+        ]);
+        expect(series.data[24]!.date, source).toBe('2026-03-08T18:00:00.000Z'); // 14:00 EDT
+      }
+    } finally {
+      clock.set(NOW);
+    }
+  });
+
   it('7d and 30d: one bucket per local day, starting at local midnight', async () => {
     const domain = await projectWith([makeEvent({ ts: at(1) })], 'America/New_York');
     const week = (await get(domain, 'timeseries', 'period=7d')).body;
