@@ -80,8 +80,8 @@ export const sourceParams = (deps: Pick<Deps, 'clickhouse'>, projectId: string, 
 /**
  * Whether daily rows fall each into one bucket of `period`: true only for day buckets that all
  * start on UTC midnights (a zone at offset 0 for the whole period; the last bucket, today, ends
- * at now and is read from 15-minute rows and raw events). Elsewhere a UTC day straddles two local
- * days, or (hour buckets) holds 24 of them.
+ * at now: its daily row holds nothing later, or rollupParams falls back to 15-minute rows and raw
+ * events for it). Elsewhere a UTC day straddles two local days, or (hour buckets) holds 24 of them.
  */
 export function dailyRowsFitBuckets(period: ResolvedPeriod): boolean {
   return period.granularity === 'day' && period.buckets.every((b) => b % DAY_MS === 0);
