@@ -18,7 +18,8 @@ import type { ClickHouseClient } from '../src/adapters/clickhouse.js';
 import { connectNodeClickHouse } from '../src/adapters/node-clickhouse.js';
 import { migrate } from '../src/adapters/migrate.js';
 
-export const MAIN_PROJECT_ID = 'prj_bench_main';
+/** A valid project id (prj_ + 20 base62 characters): report routes refuse any other shape. */
+export const MAIN_PROJECT_ID = 'prj_benchmain00000000000';
 export const OTHER_PROJECTS = 49;
 const MAIN_EVENTS = 10_000_000;
 const OTHER_EVENTS = 40_000_000;

@@ -38,7 +38,7 @@ export function exportPreamble(ctx: ReportContext, input: ExportInput): string {
   return (
     csvComment('Sightline export') +
     csvComment(`domain: ${ctx.project.domain}`) +
-    csvComment(`period: ${period.key} (from ${new Date(period.from).toISOString()} to ${new Date(period.to).toISOString()})`) +
+    csvComment(`period: ${period.key} (from ${new Date(period.from).toISOString()} to ${new Date(period.now).toISOString()})`) +
     csvComment(`time zone: ${period.bucketTimeZone}`) +
     csvComment(`generated: ${new Date(ctx.deps.clock.now()).toISOString()}`) +
     csvComment(`rows per section: at most ${input.limit}`)

@@ -51,7 +51,7 @@ export interface ReportData {
 }
 
 /** A period of the report queries for an arbitrary span (both ends on local midnights, so 15-minute aligned). */
-const spanPeriod = (from: number, to: number, timeZone: string): ResolvedPeriod => ({ key: '7d', from, to, granularity: 'day', bucketTimeZone: timeZone, buckets: [] });
+const spanPeriod = (from: number, to: number, timeZone: string): ResolvedPeriod => ({ key: '7d', from, to, now: to - 1, granularity: 'day', bucketTimeZone: timeZone, buckets: [] });
 
 async function headline(deps: Deps, project: Project, from: number, to: number): Promise<HeadlineNumbers> {
   const period = spanPeriod(from, to, project.timeZone);

@@ -3,7 +3,7 @@ import type { ResolvedPeriod } from './periods.js';
 
 /**
  * The key the time-series SQL gives each bucket of `period`, in bucket order: for hours the
- * index from `from` (the 24 h period is 24 whole hours), for days the local calendar date
+ * index from the first bucket's start (clock hours), for days the local calendar date
  * (`YYYY-MM-DD`). Matching on dates rather than on "start of day" instants keeps zones whose
  * midnight is skipped by DST exact, whatever instant either side picks as the day's start.
  */

@@ -9,81 +9,86 @@ export const REPORT_PERIODS = ALL_PERIODS;
 /** Periods of the goals and bots reports (contract §4.3). */
 export const GOAL_BOT_PERIODS = ['today', '7d', '30d', '6m', '12m'] as const;
 
+const HOUR_MS = 3_600_000;
+
 export interface ResolvedPeriod {
   key: PeriodKey;
-  /** Inclusive start, epoch ms (UTC). Always on a 15-minute boundary. */
+  /** Inclusive start, epoch ms (UTC): a day start, or exactly `now − 24 h` for `24h`. */
   from: number;
-  /** Exclusive end, epoch ms (UTC): the end of the last bucket. */
+  /** The clock read the period was resolved at: the last instant counted (answers' `to`). */
+  now: number;
+  /** Exclusive end, epoch ms (UTC): `now + 1 ms`, so an event stamped at `now` counts and none after it does. */
   to: number;
   granularity: 'hour' | 'day';
-  /** Zone whose calendar the day buckets follow (UTC for this_month/this_week). */
+  /** Zone whose calendar the buckets follow (UTC for this_month/this_week). */
   bucketTimeZone: string;
-  /** Start of every bucket, epoch ms, ascending; for zero-filled time series. */
+  /**
+   * Start of every bucket, epoch ms, ascending, up to the one holding `now` (no bucket in the
+   * future); for zero-filled time series. The first hour bucket of `24h` starts at the clock hour
+   * holding `from`, so it may start before `from`.
+   */
   buckets: number[];
 }
 
 const startOfDay = (d: Temporal.ZonedDateTime) => d.startOfDay();
+const floorHour = (d: Temporal.ZonedDateTime) => d.round({ smallestUnit: 'hour', roundingMode: 'floor' });
 
 /**
- * Resolves a period key against `now` in the project's zone (DESIGN.md §7): `24h` = the current
- * hour and the 23 before it; `7d`/`30d`/`90d` = the last N calendar days including today;
+ * Resolves a period key against `now` in the project's zone (README "Reports"). Every period ends
+ * at `now`: `24h` = exactly `now − 24 h` … now in clock-hour buckets (25 when now is not on the
+ * hour, the first and last partial); `7d`/`30d`/`90d` = the last N calendar days including today;
  * `6m`/`12m` = the last N months including this one; `today`; `this_month`/`this_week` in UTC
- * (weeks start on Sunday). Bounds follow the calendar, so the current day/hour is whole.
+ * (weeks start on Sunday). Day buckets run up to today, whose bucket ends at now.
  */
 export function resolvePeriod(key: PeriodKey, timeZone: string, now: number): ResolvedPeriod {
   const utcCalendar = key === 'this_month' || key === 'this_week';
   const zone = utcCalendar ? 'UTC' : timeZone;
   const here = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(zone);
+  const to = now + 1;
 
   if (key === '24h') {
-    const hourStart = here.round({ smallestUnit: 'hour', roundingMode: 'floor' });
-    const to = hourStart.add({ hours: 1 }).epochMilliseconds;
-    const from = to - 24 * 3600_000;
-    const buckets = Array.from({ length: 24 }, (_, i) => from + i * 3600_000);
-    return { key, from, to, granularity: 'hour', bucketTimeZone: zone, buckets };
+    const from = now - 24 * HOUR_MS;
+    const buckets: number[] = [];
+    // The zone's clock hours (at :30 UTC in +5:30) that hold an instant of [from, now). Hours are
+    // exact durations, so the starts are 3600 s apart across a DST change too. On the hour, the
+    // instant `now` itself opens a 25th hour: its events go to the last bucket instead (time
+    // series clamp the hour index), so there are 24 buckets.
+    let h = floorHour(Temporal.Instant.fromEpochMilliseconds(from).toZonedDateTimeISO(zone));
+    for (; h.epochMilliseconds < now; h = h.add({ hours: 1 })) buckets.push(h.epochMilliseconds);
+    return { key, from, now, to, granularity: 'hour', bucketTimeZone: zone, buckets };
   }
 
   let first: Temporal.ZonedDateTime;
-  let end: Temporal.ZonedDateTime;
   const today = startOfDay(here);
   switch (key) {
     case 'today':
       first = today;
-      end = today.add({ days: 1 });
       break;
     case '7d':
     case '30d':
-    case '90d': {
-      const n = Number(key.slice(0, -1));
-      first = startOfDay(today.subtract({ days: n - 1 }));
-      end = startOfDay(today.add({ days: 1 }));
+    case '90d':
+      first = startOfDay(today.subtract({ days: Number(key.slice(0, -1)) - 1 }));
       break;
-    }
     case '6m':
-    case '12m': {
-      const n = Number(key.slice(0, -1));
-      const monthStart = startOfDay(here.with({ day: 1 }));
-      first = startOfDay(monthStart.subtract({ months: n - 1 }));
-      end = startOfDay(monthStart.add({ months: 1 }));
+    case '12m':
+      first = startOfDay(startOfDay(here.with({ day: 1 })).subtract({ months: Number(key.slice(0, -1)) - 1 }));
       break;
-    }
     case 'this_month':
       first = startOfDay(here.with({ day: 1 }));
-      end = startOfDay(first.add({ months: 1 }));
       break;
-    case 'this_week': {
+    case 'this_week':
       // ISO dayOfWeek: Monday = 1 … Sunday = 7; weeks here start on Sunday.
       first = startOfDay(today.subtract({ days: here.dayOfWeek % 7 }));
-      end = startOfDay(first.add({ days: 7 }));
       break;
-    }
   }
   const buckets: number[] = [];
-  for (let d = first; Temporal.ZonedDateTime.compare(d, end) < 0; d = startOfDay(d.add({ days: 1 }))) {
+  for (let d = first; Temporal.ZonedDateTime.compare(d, today) <= 0; d = startOfDay(d.add({ days: 1 }))) {
     buckets.push(d.epochMilliseconds);
   }
-  return { key, from: first.epochMilliseconds, to: end.epochMilliseconds, granularity: 'day', bucketTimeZone: zone, buckets };
+  return { key, from: first.epochMilliseconds, now, to, granularity: 'day', bucketTimeZone: zone, buckets };
 }
 
 /** ClickHouse DateTime literal (UTC, seconds) for a bound parameter of type DateTime('UTC'). */
 export const toClickHouseDateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+/** ClickHouse DateTime64(3) literal (UTC, milliseconds) for a bound parameter of type DateTime64(3, 'UTC'). */
+export const toClickHouseDateTime64 = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ');

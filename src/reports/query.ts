@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
-import { toClickHouseDateTime, type ResolvedPeriod } from './periods.js';
+import { toClickHouseDateTime, toClickHouseDateTime64, type ResolvedPeriod } from './periods.js';
+import { withoutRawSlices } from './sql/window.js';
 
 /** How a result column is read back: 64-bit integers arrive as strings and become numbers. */
 export type ColumnKind = 'string' | 'number' | 'number?' | 'string?';
@@ -13,35 +14,84 @@ export type RowOf<S extends RowSpec> = { [K in keyof S]: ColumnValue<S[K]> };
 export type QueryParams = Record<string, string | number | readonly string[] | readonly number[]>;
 
 const DAY_MS = 86_400_000;
+const QUARTER_MS = 900_000;
 
 /**
- * The parameters every period-scoped report binds: `{projectId:String}`,
- * `{from:DateTime('UTC')}`, `{to:DateTime('UTC')}`, the bucket zone `{tz:String}`, and
- * `{dayFrom}`/`{dayTo}`: the first UTC midnight ≥ from and the last ≤ to, between which the
- * rollups read daily rows (sql/window.ts rollupRows). With `daily: false`, or when the period
- * holds no whole UTC day, both are `to` and only 15-minute rows are read.
+ * The parameters every period-scoped report binds (sql/window.ts): `{projectId:String}`, the
+ * exact bounds `{from}`/`{to}` (DateTime64(3)), `{rollupFrom}`/`{rollupTo}`: the 15-minute edges
+ * inside them, between which rollup rows are read (raw events outside), `{dayFrom}`/`{dayTo}`:
+ * the first UTC midnight ≥ rollupFrom and the last ≤ rollupTo, between which the rollups read
+ * daily rows, the bucket zone `{tz:String}`, and for hour buckets `{hourBase}` (the first
+ * bucket's start) and `{lastHour}` (the last bucket's index). With `daily: false`, or when the
+ * range holds no whole UTC day, dayFrom and dayTo are both rollupTo and only 15-minute rows are read.
  */
-export function periodParams(projectId: string, period: ResolvedPeriod, opts: { daily?: boolean } = {}): QueryParams {
-  let dayFrom = Math.ceil(period.from / DAY_MS) * DAY_MS;
-  let dayTo = Math.floor(period.to / DAY_MS) * DAY_MS;
-  if (opts.daily === false || dayFrom >= dayTo) dayFrom = dayTo = period.to;
+export function periodParams(projectId: string, period: ResolvedPeriod, opts: { daily?: boolean; rollupEnd?: number } = {}): QueryParams {
+  let rollupFrom = Math.ceil(period.from / QUARTER_MS) * QUARTER_MS;
+  let rollupTo = opts.rollupEnd ?? Math.floor(period.to / QUARTER_MS) * QUARTER_MS;
+  if (rollupFrom >= rollupTo) rollupFrom = rollupTo = period.from; // no whole quarter hour: all raw
+  let dayFrom = Math.ceil(rollupFrom / DAY_MS) * DAY_MS;
+  let dayTo = Math.floor(rollupTo / DAY_MS) * DAY_MS;
+  if (opts.daily === false || dayFrom >= dayTo) dayFrom = dayTo = rollupTo;
   return {
     projectId,
-    from: toClickHouseDateTime(period.from),
-    to: toClickHouseDateTime(period.to),
+    from: toClickHouseDateTime64(period.from),
+    to: toClickHouseDateTime64(period.to),
+    rollupFrom: toClickHouseDateTime(rollupFrom),
+    rollupTo: toClickHouseDateTime(rollupTo),
     dayFrom: toClickHouseDateTime(dayFrom),
     dayTo: toClickHouseDateTime(dayTo),
     tz: period.bucketTimeZone,
+    hourBase: toClickHouseDateTime(period.buckets[0] ?? period.from),
+    lastHour: Math.max(0, period.buckets.length - 1),
   };
 }
 
+/** Counts the stored rows after now on now's UTC day, in the raw table a report's rollups are fed from. */
+const LATER_SQL = (table: 'events' | 'bot_hits') => `
+SELECT count() AS later FROM ${table}
+WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({to:DateTime64(3, 'UTC')}) AND toDate(ts) <= toDate({dayEnd:DateTime64(3, 'UTC')})
+  AND ts >= {to:DateTime64(3, 'UTC')} AND ts < {dayEnd:DateTime64(3, 'UTC')}`;
+
 /**
- * Whether daily rows fall each into one bucket of `period`: true only for day buckets that are
- * all whole UTC days (a zone at offset 0 for the whole period). Elsewhere a UTC day straddles two
- * local days, or (hour buckets) holds 24 of them.
+ * periodParams for a read from rollups. Events are stamped at ingest, so normally nothing is
+ * stored after now: then the rollup rows holding now hold nothing later, and they are read whole
+ * up to the next UTC midnight (today's daily row, no raw slice at the end), as fast as before
+ * periods ended at now. Only when rows after now exist (an import with future timestamps, a test
+ * clock) does the end fall back to 15-minute rows and a raw slice cut at now. The check reads
+ * two granules of the raw table (its key starts with the day).
+ */
+export async function rollupParams(
+  deps: Pick<Deps, 'clickhouse'>,
+  table: 'events' | 'bot_hits',
+  projectId: string,
+  period: ResolvedPeriod,
+  opts: { daily?: boolean } = {},
+): Promise<QueryParams> {
+  const dayEnd = Math.floor(period.to / DAY_MS) * DAY_MS + DAY_MS;
+  const check = { projectId, to: toClickHouseDateTime64(period.to), dayEnd: toClickHouseDateTime64(dayEnd) };
+  const { later } = await queryOne(deps, LATER_SQL(table), check, { later: 'number' });
+  return periodParams(projectId, period, later > 0 ? opts : { ...opts, rollupEnd: dayEnd });
+}
+
+/** The parameters of a report computed from `source`: rollupParams for rollups, the exact periodParams for raw events. */
+export const sourceParams = (deps: Pick<Deps, 'clickhouse'>, projectId: string, period: ResolvedPeriod, source: 'rollup' | 'raw', opts: { daily?: boolean } = {}) =>
+  source === 'rollup' ? rollupParams(deps, 'events', projectId, period, opts) : Promise.resolve(periodParams(projectId, period, opts));
+
+/**
+ * Whether daily rows fall each into one bucket of `period`: true only for day buckets that all
+ * start on UTC midnights (a zone at offset 0 for the whole period; the last bucket, today, ends
+ * at now: its daily row holds nothing later, or rollupParams falls back to 15-minute rows and raw
+ * events for it). Elsewhere a UTC day straddles two local days, or (hour buckets) holds 24 of them.
  */
 export function dailyRowsFitBuckets(period: ResolvedPeriod): boolean {
-  return period.granularity === 'day' && period.to % DAY_MS === 0 && period.buckets.every((b) => b % DAY_MS === 0);
+  return period.granularity === 'day' && period.buckets.every((b) => b % DAY_MS === 0);
+}
+
+const instant = (param: QueryParams[string] | undefined) => (typeof param === 'string' ? Date.parse(`${param.replace(' ', 'T')}Z`) : Number.NaN);
+
+/** Whether the period's bounds both fall inside the rollup range (periodParams), so no raw slice holds a row. */
+function rawSlicesEmpty(params: QueryParams): boolean {
+  return instant(params.from) === instant(params.rollupFrom) && instant(params.rollupTo) >= instant(params.to);
 }
 
 function convert(kind: ColumnKind, value: unknown): unknown {
@@ -58,7 +108,8 @@ function convert(kind: ColumnKind, value: unknown): unknown {
  * columns, numbers as numbers (even UInt64, which the client sends as strings).
  */
 export async function queryRows<S extends RowSpec>(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams, spec: S): Promise<RowOf<S>[]> {
-  const result = await deps.clickhouse.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+  const query = rawSlicesEmpty(params) ? withoutRawSlices(sql) : sql;
+  const result = await deps.clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
   const raw = await result.json<Record<string, unknown>>();
   const keys = Object.keys(spec) as (keyof S & string)[];
   return raw.map((r) => {

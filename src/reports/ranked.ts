@@ -3,7 +3,7 @@ import type { CsvColumn } from './definition.js';
 import { limitParam, reportQuery, generalPeriod } from './params.js';
 import { definePlannedReport } from './planned.js';
 import type { SourcedSql } from './planner.js';
-import { periodParams, queryRows, type RowOf, type RowSpec } from './query.js';
+import { queryRows, sourceParams, type RowOf, type RowSpec } from './query.js';
 import { PeriodEntries, periodFields, resolveFor } from './shape.js';
 
 /**
@@ -36,7 +36,7 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
     response,
     async compute(ctx, input, source) {
       const period = resolveFor(ctx, input.period);
-      const rows = await queryRows(ctx.deps, opts.sql[source], { ...periodParams(ctx.project.id, period), limit: input.limit }, opts.spec);
+      const rows = await queryRows(ctx.deps, opts.sql[source], { ...(await sourceParams(ctx.deps, ctx.project.id, period, source)), limit: input.limit }, opts.spec);
       const items = rows.map(opts.toItem);
       return { ...periodFields(period), data: opts.finish ? opts.finish(items) : items } as v.InferOutput<typeof response>;
     },

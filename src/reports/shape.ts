@@ -6,7 +6,7 @@ import { ALL_PERIODS, resolvePeriod, type PeriodKey, type ResolvedPeriod } from 
 export const PeriodEntries = {
   period: v.pipe(v.picklist(ALL_PERIODS), v.description('The period key the answer covers')),
   from: v.pipe(v.string(), v.description('Start of the period, inclusive (ISO 8601, UTC)')),
-  to: v.pipe(v.string(), v.description('End of the period, exclusive (ISO 8601, UTC)')),
+  to: v.pipe(v.string(), v.description('End of the period: now, the last instant counted (ISO 8601, UTC)')),
 };
 
 /** A described number field for response schemas. */
@@ -16,7 +16,7 @@ export const str = (description: string) => v.pipe(v.string(), v.description(des
 
 /** The period fields of an answer. */
 export function periodFields(p: ResolvedPeriod) {
-  return { period: p.key, from: new Date(p.from).toISOString(), to: new Date(p.to).toISOString() };
+  return { period: p.key, from: new Date(p.from).toISOString(), to: new Date(p.now).toISOString() };
 }
 
 /** Resolves `key` for the project's time zone at the app clock's now. */

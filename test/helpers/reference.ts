@@ -1,6 +1,8 @@
 /**
  * The reports computed in plain TypeScript from the generated events, independently of the SQL:
- * only the period bounds (from resolvePeriod) are shared. Names are ASCII, so JS string order
+ * only the period start and the bucket start instants (from resolvePeriod) are shared; the end
+ * (now, inclusive), which bucket an event falls in and how many buckets there are, are worked
+ * out here with Intl. Names are ASCII, so JS string order
  * equals ClickHouse's byte order.
  */
 import type { GenEvent } from './events-gen.js';
@@ -9,7 +11,7 @@ import type { GenEvent } from './events-gen.js';
 export interface RefPeriod {
   key: string;
   from: number;
-  to: number;
+  now: number;
   granularity: 'hour' | 'day';
   bucketTimeZone: string;
   buckets: number[];
@@ -17,8 +19,8 @@ export interface RefPeriod {
 
 const asc = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const iso = (ms: number) => new Date(ms).toISOString();
-const head = (p: RefPeriod) => ({ period: p.key, from: iso(p.from), to: iso(p.to) });
-const inPeriod = (p: RefPeriod, kinds: GenEvent['kind'][]) => (e: GenEvent) => e.ts >= p.from && e.ts < p.to && kinds.includes(e.kind);
+const head = (p: RefPeriod) => ({ period: p.key, from: iso(p.from), to: iso(p.now) });
+const inPeriod = (p: RefPeriod, kinds: GenEvent['kind'][]) => (e: GenEvent) => e.ts >= p.from && e.ts <= p.now && kinds.includes(e.kind);
 
 /** Groups events by a key, keeping pageview count and the distinct visitors. */
 function tally<K>(events: GenEvent[], key: (e: GenEvent) => K) {
@@ -34,7 +36,7 @@ function tally<K>(events: GenEvent[], key: (e: GenEvent) => K) {
   return [...groups.values()].map((g) => ({ key: g.key, pageviews: g.pageviews, visitors: g.visitors.size }));
 }
 
-/** Stats: pageviews, distinct visitors and sessions of pageviews; mean leave duration. */
+/** Stats: pageviews, distinct visitors and sessions of pageviews; summed leave durations per session with a leave. */
 export function refStats(events: GenEvent[], p: RefPeriod) {
   const views = events.filter(inPeriod(p, ['pageview']));
   const leaves = events.filter(inPeriod(p, ['leave']));
@@ -43,7 +45,7 @@ export function refStats(events: GenEvent[], p: RefPeriod) {
     pageviews: views.length,
     visitors: new Set(views.map((e) => e.visitor)).size,
     sessions: new Set(views.map((e) => e.session)).size,
-    avgDurationSeconds: leaves.length ? leaves.reduce((s, e) => s + e.durationMs / 1000, 0) / leaves.length : null,
+    avgDurationSeconds: leaves.length ? leaves.reduce((s, e) => s + e.durationMs / 1000, 0) / new Set(leaves.map((e) => e.session)).size : null,
   };
 }
 
@@ -52,18 +54,46 @@ function localDate(ms: number, timeZone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
 }
 
-/** Time series: hour index from `from`, or local date via Intl; zero-filled. */
+/** Start of the zone's clock hour holding `ms` (local minutes and seconds via Intl). */
+function localHourStart(ms: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone, minute: '2-digit', second: '2-digit' }).formatToParts(ms);
+  const part = (type: string) => Number(parts.find((x) => x.type === type)!.value);
+  return ms - part('minute') * 60_000 - part('second') * 1000 - (((ms % 1000) + 1000) % 1000);
+}
+
+/** The bucket keys of the period, in order: clock-hour starts of [from, now) or local dates from `from` to now's. */
+function bucketKeysOf(p: RefPeriod): string[] {
+  const keys: string[] = [];
+  if (p.granularity === 'hour') {
+    for (let t = localHourStart(p.from, p.bucketTimeZone); t < p.now; t += 3_600_000) keys.push(iso(t));
+    return keys;
+  }
+  const last = localDate(p.now, p.bucketTimeZone);
+  const [y, m, d] = localDate(p.from, p.bucketTimeZone).split('-').map(Number) as [number, number, number];
+  for (let i = 0; ; i++) {
+    const date = new Date(Date.UTC(y, m - 1, d + i)).toISOString().slice(0, 10);
+    keys.push(date);
+    if (date >= last) return keys;
+  }
+}
+
+/**
+ * Time series: clock hours of the zone (an event exactly at now, on the hour, in the last one),
+ * or local dates via Intl; zero-filled up to the bucket holding now. `date` is the bucket start
+ * resolvePeriod gives for the same position (a missing one fails the comparison).
+ */
 export function refTimeseries(events: GenEvent[], p: RefPeriod) {
   const views = events.filter(inPeriod(p, ['pageview']));
-  // Hour buckets are the 24 whole hours from `from`; day buckets are local calendar dates.
+  const keys = bucketKeysOf(p);
   const bucketOf =
     p.granularity === 'hour'
-      ? (ms: number) => String(Math.floor((ms - p.from) / 3_600_000))
+      ? (ms: number) => (ms === p.now && localHourStart(ms, p.bucketTimeZone) === ms ? keys.at(-1)! : iso(localHourStart(ms, p.bucketTimeZone)))
       : (ms: number) => localDate(ms, p.bucketTimeZone);
   const groups = new Map(tally(views, (e) => bucketOf(e.ts)).map((g) => [g.key, g]));
-  const data = p.buckets.map((start, i) => {
-    const g = groups.get(p.granularity === 'hour' ? String(i) : localDate(start, p.bucketTimeZone));
-    return { date: iso(start), pageviews: g?.pageviews ?? 0, visitors: g?.visitors ?? 0 };
+  const data = keys.map((key, i) => {
+    const g = groups.get(key);
+    const start = p.buckets[i];
+    return { date: start === undefined ? 'missing bucket' : iso(start), pageviews: g?.pageviews ?? 0, visitors: g?.visitors ?? 0 };
   });
   return { ...head(p), granularity: p.granularity, data };
 }

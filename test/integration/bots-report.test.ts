@@ -46,6 +46,9 @@ function generate(seed: number): Hit[] {
   const todayStart = resolvePeriod('today', ZONE, NOW).from;
   hits.push({ ts: todayStart - 1, slug: 'gptbot', name: 'GPTBot', category: 'training', verified: true, path: '/edge' });
   hits.push({ ts: todayStart, slug: 'gptbot', name: 'GPTBot', category: 'training', verified: false, path: '/edge' });
+  // Now and the millisecond after it: the first counts (from raw hits, as the current quarter hour is not whole), the second is in the future.
+  hits.push({ ts: NOW, slug: 'gptbot', name: 'GPTBot', category: 'training', verified: true, path: '/now' });
+  hits.push({ ts: NOW + 1, slug: 'gptbot', name: 'GPTBot', category: 'training', verified: true, path: '/future' });
   return hits;
 }
 
@@ -55,12 +58,12 @@ const ranked = <T>(entries: [string, T][], count: (v: T) => number) =>
 /** The bots report computed in plain TypeScript. */
 function reference(hits: Hit[], key: (typeof GOAL_BOT_PERIODS)[number], filter: string) {
   const p = resolvePeriod(key, ZONE, NOW);
-  const inside = hits.filter((x) => x.ts >= p.from && x.ts < p.to);
+  const inside = hits.filter((x) => x.ts >= p.from && x.ts <= NOW); // periods end now, inclusive
   const totals = { all: inside.length, verified: inside.filter((x) => x.verified).length, ai_answer: 0, indexing: 0, training: 0, other: 0 };
   for (const x of inside) totals[x.category as 'other']++;
   const chosen = inside.filter((x) => filter === 'all' || x.category === filter);
   const series = p.buckets.map((start, i) => {
-    const end = p.buckets[i + 1] ?? p.to;
+    const end = p.buckets[i + 1] ?? NOW + 1;
     const day = chosen.filter((x) => x.ts >= start && x.ts < end);
     const byName = new Map<string, number>();
     for (const x of day) byName.set(x.name, (byName.get(x.name) ?? 0) + 1);
@@ -78,7 +81,7 @@ function reference(hits: Hit[], key: (typeof GOAL_BOT_PERIODS)[number], filter: 
   return {
     period: key,
     from: new Date(p.from).toISOString(),
-    to: new Date(p.to).toISOString(),
+    to: new Date(NOW).toISOString(),
     filter,
     data: {
       totals,

@@ -102,7 +102,7 @@ describe('GET /projects/{domain}/export', () => {
     expect(comments.slice(0, 3)).toEqual([
       '# Sightline export',
       `# domain: ${domain}`,
-      '# period: 7d (from 2026-05-14T00:00:00.000Z to 2026-05-21T00:00:00.000Z)',
+      '# period: 7d (from 2026-05-14T00:00:00.000Z to 2026-05-20T15:30:00.000Z)',
     ]);
     expect(comments).toContain(`# generated: ${new Date(NOW).toISOString()}`);
     expect(comments.filter((l) => SECTIONS.some((s) => l === `# ${s.title}`))).toEqual(SECTIONS.map((s) => `# ${s.title}`));

@@ -45,13 +45,18 @@ const scenarioFor = (period: PeriodKey) =>
       zd: zoneAndDay,
       // From half a day before to a day and a half after UTC midnight, so "now" lands on the
       // transition day in every zone at some point.
-      offsetMs: fc.integer({ min: -12 * 3_600_000, max: 36 * 3_600_000 }),
+      // Mostly mid-hour (partial first and last 24h buckets, a partial quarter hour), sometimes on
+      // a quarter hour or an hour.
+      offsetMs: fc.oneof(
+        { weight: 3, arbitrary: fc.integer({ min: -12 * 3_600_000, max: 36 * 3_600_000 }) },
+        { weight: 1, arbitrary: fc.integer({ min: -48, max: 144 }).map((q) => q * 900_000) },
+      ),
       limit: fc.integer({ min: 1, max: 12 }),
     })
     .chain(({ zd, ...s }) => {
       const now = Date.parse(`${zd.day}T00:00:00Z`) + s.offsetMs;
       const p = resolvePeriod(period, zd.timeZone, now);
-      return eventsArb(timesAround(p.from, p.to, p.buckets)).map((events) => ({ ...s, timeZone: zd.timeZone, period, now, events }));
+      return eventsArb(timesAround(p.from, p.now, [p.from, ...p.buckets])).map((events) => ({ ...s, timeZone: zd.timeZone, period, now, events }));
     });
 
 type Scenario = { timeZone: string; now: number; period: PeriodKey; limit: number; events: GenEvent[] };

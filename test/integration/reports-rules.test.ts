@@ -112,13 +112,27 @@ describe('shapes and special values', () => {
     });
   });
 
-  it('averages leave durations in seconds', async () => {
+  it('averages visit durations in seconds: the leave durations of a session summed, over the sessions with a leave', async () => {
     const domain = await projectWith([
-      makeEvent({ ts: at(1), kind: 'leave', durationMs: 30_000 }),
-      makeEvent({ ts: at(1), kind: 'leave', durationMs: 45_500 }),
-      makeEvent({ ts: at(24 * 40), kind: 'leave', durationMs: 999_000 }), // outside 30d
+      // One visit of three pages (two leaves, 75.5 s in all), one of one page (20 s): (75.5 + 20) / 2.
+      makeEvent({ ts: at(2), session: 10 }),
+      makeEvent({ ts: at(2), kind: 'leave', durationMs: 30_000, session: 10 }),
+      makeEvent({ ts: at(1.5), session: 10 }),
+      makeEvent({ ts: at(1), kind: 'leave', durationMs: 45_500, session: 10 }),
+      makeEvent({ ts: at(1), session: 10 }),
+      makeEvent({ ts: at(1), kind: 'leave', durationMs: 20_000, visitor: 2, session: 20 }),
+      makeEvent({ ts: at(1), visitor: 3, session: 30 }), // a visit without a leave event is not averaged in
+      makeEvent({ ts: at(24 * 40), kind: 'leave', durationMs: 999_000, visitor: 4, session: 40 }), // outside 30d
     ]);
-    expect((await get(domain, 'stats')).body).toMatchObject({ pageviews: 0, visitors: 0, avgDurationSeconds: 37.75 });
+    const project = (await getProject(h.deps.redis, (await findProjectIdByDomain(h.deps.redis, domain))!))!;
+    for (const source of SOURCES) {
+      const stats = await (findReport('stats') as PlannedReport).compute({ deps: h.deps, project, role: 'owner' }, { period: '30d' }, source);
+      expect(stats, source).toMatchObject({ pageviews: 4, visitors: 2, sessions: 2, avgDurationSeconds: 47.75 });
+    }
+    expect((await get(domain, 'stats')).body).toMatchObject({ avgDurationSeconds: 47.75 });
+    // The export's overview and the stats CSV carry the same number.
+    const csv = await (await h.call('GET', `/api/v1/projects/${domain}/stats`, { token: alice.readKey, headers: { Accept: 'text/csv' } })).text();
+    expect(csv).toContain('avg_duration_seconds,47.75');
   });
 
   it('events: amounts per single currency, null on mixed currencies or none, pct sums to 1', async () => {
@@ -146,21 +160,21 @@ describe('shapes and special values', () => {
     for (const name of CORE) {
       const { status, body } = await get(domain, name, 'period=7d');
       expect(status, name).toBe(200);
-      // 2026-03-08 18:00Z is 23:30 in Kolkata: 7 days ending at local midnight of the 9th.
+      // 2026-03-08 18:00Z is 23:30 in Kolkata: 7 days from local midnight of the 2nd, ending now.
       expect({ period: body.period, from: body.from, to: body.to }, name).toEqual({
-        period: '7d', from: '2026-03-01T18:30:00.000Z', to: '2026-03-08T18:30:00.000Z',
+        period: '7d', from: '2026-03-01T18:30:00.000Z', to: '2026-03-08T18:00:00.000Z',
       });
     }
   });
 });
 
 describe('period edges on raw events', () => {
-  it('counts events on the UTC date of `to` when the zone is not UTC (both sources)', async () => {
-    // St_Johns "today" on 2026-06-14 ends at 02:30Z on the 15th; the only rows sit on that UTC
-    // date, once just inside the period and once exactly at its end.
-    clock.set(Date.parse('2026-06-14T12:00:00Z'));
+  it('counts events on the UTC date of `to` when the zone is not UTC, up to now and not after (both sources)', async () => {
+    // St_Johns "today" on 2026-06-14 ends at 02:30Z on the 15th; now is its last millisecond. The
+    // only rows sit on that UTC date: at now (counted) and 1 ms later, in the future (not counted).
+    const end = Date.parse('2026-06-15T02:30:00Z');
+    clock.set(end - 1);
     try {
-      const end = Date.parse('2026-06-15T02:30:00Z');
       const domain = await projectWith([
         makeEvent({ ts: end - 1, kind: 'transaction', eventName: 'upgrade', amountCents: 5, currency: 'USD' }),
         makeEvent({ ts: end - 1 }),
@@ -171,7 +185,7 @@ describe('period edges on raw events', () => {
       for (const source of SOURCES) {
         const ctx = { deps: h.deps, project, role: 'owner' as const };
         const stats = await (findReport('stats') as PlannedReport).compute(ctx, { period: 'today' }, source);
-        expect(stats, source).toMatchObject({ to: '2026-06-15T02:30:00.000Z', pageviews: 1, visitors: 1 });
+        expect(stats, source).toMatchObject({ to: '2026-06-15T02:29:59.999Z', pageviews: 1, visitors: 1 });
         const events = await (findReport('events') as PlannedReport).compute(ctx, { period: 'today', limit: 20 }, source);
         expect((events as { data: unknown[] }).data, source).toEqual([
           { name: 'upgrade', people: 1, events: 1, pct: 1, amountCents: 5, currency: 'USD', transactions: 1 },
@@ -181,20 +195,132 @@ describe('period edges on raw events', () => {
       clock.set(NOW);
     }
   });
+
+  it('periods end now: no bucket after today, no event after now, this quarter hour counted exactly', async () => {
+    // 12:07:30Z on the 15th: this_month and 12m end today, and the current quarter hour
+    // (12:00–12:07:30) is not in any rollup bucket yet that the period may read whole.
+    const now = Date.parse('2026-07-15T12:07:30Z');
+    clock.set(now);
+    try {
+      const domain = await projectWith([
+        makeEvent({ ts: now - 1 }), makeEvent({ ts: now, visitor: 2 }), makeEvent({ ts: now + 1, visitor: 3 }),
+        makeEvent({ ts: Date.parse('2026-07-15T12:10:00Z'), visitor: 4 }), makeEvent({ ts: Date.parse('2026-07-20T08:00:00Z'), visitor: 5 }),
+        makeEvent({ ts: Date.parse('2026-07-15T11:59:59.999Z'), visitor: 6 }),
+      ]);
+      const project = (await getProject(h.deps.redis, (await findProjectIdByDomain(h.deps.redis, domain))!))!;
+      const ctx = { deps: h.deps, project, role: 'owner' as const };
+      for (const period of ['this_month', '12m', '7d', 'today', '24h'] as const) {
+        for (const source of SOURCES) {
+          const stats = await (findReport('stats') as PlannedReport).compute(ctx, { period }, source);
+          expect(stats, `${period} ${source}`).toMatchObject({ to: '2026-07-15T12:07:30.000Z', pageviews: 3, visitors: 3 });
+          const series = (await (findReport('timeseries') as PlannedReport).compute(ctx, { period }, source)) as { data: { date: string; pageviews: number }[] };
+          const last = series.data.at(-1)!;
+          expect(last.date <= '2026-07-15T12:07:30.000Z', `${period} ${source}`).toBe(true);
+          expect(series.data.reduce((s, d) => s + d.pageviews, 0), `${period} ${source}`).toBe(3);
+        }
+      }
+      // Without rows after now (the case in production) the rollups are read up to today's end
+      // whole, with no raw slice: the same answers.
+      const past = await projectWith([
+        makeEvent({ ts: now - 1 }), makeEvent({ ts: now, visitor: 2 }), makeEvent({ ts: Date.parse('2026-07-15T12:00:00Z'), visitor: 3 }),
+        makeEvent({ ts: Date.parse('2026-07-15T11:59:59.999Z'), visitor: 6 }), makeEvent({ ts: Date.parse('2026-07-01T00:00:00Z'), visitor: 7 }),
+      ], 'Asia/Kolkata');
+      const pastProject = (await getProject(h.deps.redis, (await findProjectIdByDomain(h.deps.redis, past))!))!;
+      for (const period of ['this_month', '12m', '7d', 'today', '24h'] as const) {
+        const want = period === 'this_month' || period === '12m' ? 5 : 4; // the 1st is before 7d
+        for (const source of SOURCES) {
+          const stats = await (findReport('stats') as PlannedReport).compute({ ...ctx, project: pastProject }, { period }, source);
+          expect(stats, `${period} ${source}, no future rows`).toMatchObject({ pageviews: want, visitors: want });
+          const series = (await (findReport('timeseries') as PlannedReport).compute({ ...ctx, project: pastProject }, { period }, source)) as { data: { pageviews: number }[] };
+          expect(series.data.reduce((s, d) => s + d.pageviews, 0), `${period} ${source}, no future rows`).toBe(want);
+        }
+      }
+      expect((await get(domain, 'timeseries', 'period=this_month')).body.data).toHaveLength(15);
+      expect((await get(domain, 'timeseries', 'period=12m')).body.data.at(-1).date).toBe('2026-07-15T00:00:00.000Z');
+      expect((await get(domain, 'timeseries', 'period=12m')).body.data[0].date).toBe('2025-08-01T00:00:00.000Z');
+    } finally {
+      clock.set(NOW);
+    }
+  });
 });
 
 describe('time series buckets', () => {
-  it('24h: 24 hourly buckets, zero-filled', async () => {
-    // NOW is 18:00Z, so the current hour 18:00–19:00 is the last bucket; 12:48 falls in 12:00.
-    const domain = await projectWith([makeEvent({ ts: at(-0.5) }), makeEvent({ ts: at(0), visitor: 2 }), makeEvent({ ts: at(5.2) })]);
+  it('24h on the hour: exactly the last 24 hours in 24 hourly buckets, zero-filled', async () => {
+    // NOW is 18:00Z: buckets 18:00Z yesterday … 17:00Z today. An event exactly at now counts in the
+    // last bucket, one exactly 24 h ago in the first; 1 ms before that and the future do not count.
+    const domain = await projectWith([
+      makeEvent({ ts: at(-0.5) }), makeEvent({ ts: at(0), visitor: 2 }), makeEvent({ ts: at(5.2) }),
+      makeEvent({ ts: at(24), visitor: 3 }), makeEvent({ ts: at(24) - 1, visitor: 4 }),
+    ]);
     const { body } = await get(domain, 'timeseries', 'period=24h');
     expect(body.granularity).toBe('hour');
+    expect({ from: body.from, to: body.to }).toEqual({ from: '2026-03-07T18:00:00.000Z', to: '2026-03-08T18:00:00.000Z' });
     expect(body.data).toHaveLength(24);
-    expect(body.data[23]).toEqual({ date: '2026-03-08T18:00:00.000Z', pageviews: 2, visitors: 2 });
-    expect(body.data[17]).toEqual({ date: '2026-03-08T12:00:00.000Z', pageviews: 1, visitors: 1 });
-    expect(body.data.filter((d: { pageviews: number }) => d.pageviews === 0)).toHaveLength(22);
+    expect(body.data[0]).toEqual({ date: '2026-03-07T18:00:00.000Z', pageviews: 1, visitors: 1 });
+    expect(body.data[23]).toEqual({ date: '2026-03-08T17:00:00.000Z', pageviews: 1, visitors: 1 });
+    expect(body.data[18]).toEqual({ date: '2026-03-08T12:00:00.000Z', pageviews: 1, visitors: 1 });
+    expect(body.data.filter((d: { pageviews: number }) => d.pageviews === 0)).toHaveLength(21);
     const starts = body.data.map((d: { date: string }) => Date.parse(d.date));
     expect(starts.every((t: number, i: number) => i === 0 || t - starts[i - 1] === HOUR)).toBe(true);
+    expect((await get(domain, 'stats', 'period=24h')).body).toMatchObject({ pageviews: 3, visitors: 3 });
+  });
+
+  it('24h in the middle of an hour in +5:30: 25 clock-hour buckets, the first and last partial (both sources)', async () => {
+    // 18:20Z is 23:50 in Kolkata: the period is 18:20Z yesterday … now, its hours start at :30Z.
+    const now = Date.parse('2026-03-08T18:20:00Z');
+    clock.set(now);
+    try {
+      const from = now - 24 * HOUR;
+      const domain = await projectWith([
+        makeEvent({ ts: from - 1 }), makeEvent({ ts: from, visitor: 2 }), makeEvent({ ts: from + 9 * 60_000, visitor: 3 }),
+        makeEvent({ ts: now - 60_000, visitor: 4 }), makeEvent({ ts: now, visitor: 5 }), makeEvent({ ts: now + 1, visitor: 6 }),
+        makeEvent({ ts: Date.parse('2026-03-08T06:45:00Z'), visitor: 7 }),
+      ], 'Asia/Kolkata');
+      const project = (await getProject(h.deps.redis, (await findProjectIdByDomain(h.deps.redis, domain))!))!;
+      const ctx = { deps: h.deps, project, role: 'owner' as const };
+      for (const source of SOURCES) {
+        const series = (await (findReport('timeseries') as PlannedReport).compute(ctx, { period: '24h' }, source)) as {
+          from: string; to: string; data: { date: string; pageviews: number; visitors: number }[];
+        };
+        expect({ from: series.from, to: series.to }, source).toEqual({ from: '2026-03-07T18:20:00.000Z', to: '2026-03-08T18:20:00.000Z' });
+        expect(series.data, source).toHaveLength(25);
+        expect(series.data[0], source).toEqual({ date: '2026-03-07T17:30:00.000Z', pageviews: 2, visitors: 2 });
+        expect(series.data[24], source).toEqual({ date: '2026-03-08T17:30:00.000Z', pageviews: 2, visitors: 2 });
+        expect(series.data[13], source).toEqual({ date: '2026-03-08T06:30:00.000Z', pageviews: 1, visitors: 1 });
+        expect(series.data.reduce((s, d) => s + d.pageviews, 0), source).toBe(5);
+        const stats = await (findReport('stats') as PlannedReport).compute(ctx, { period: '24h' }, source);
+        expect(stats, source).toMatchObject({ pageviews: 5, visitors: 5 });
+      }
+    } finally {
+      clock.set(NOW);
+    }
+  });
+
+  it('24h across a DST change: 25 clock hours, the skipped 02:00 is no bucket (both sources)', async () => {
+    // New York springs forward at 02:00 EST (07:00Z) on 2026-03-08; now is 14:20 EDT.
+    const now = Date.parse('2026-03-08T18:20:00Z');
+    clock.set(now);
+    try {
+      const domain = await projectWith([
+        makeEvent({ ts: Date.parse('2026-03-08T06:59:59.999Z') }), // 01:59:59.999 EST
+        makeEvent({ ts: Date.parse('2026-03-08T07:00:00Z'), visitor: 2 }), // 03:00 EDT
+      ], 'America/New_York');
+      const project = (await getProject(h.deps.redis, (await findProjectIdByDomain(h.deps.redis, domain))!))!;
+      for (const source of SOURCES) {
+        const series = (await (findReport('timeseries') as PlannedReport).compute({ deps: h.deps, project, role: 'owner' }, { period: '24h' }, source)) as {
+          data: { date: string; pageviews: number }[];
+        };
+        expect(series.data, source).toHaveLength(25);
+        expect(series.data[0]!.date, source).toBe('2026-03-07T18:00:00.000Z'); // 13:00 EST
+        expect(series.data.slice(12, 14), source).toEqual([
+          { date: '2026-03-08T06:00:00.000Z', pageviews: 1, visitors: 1 },
+          { date: '2026-03-08T07:00:00.000Z', pageviews: 1, visitors: 1 },
+        ]);
+        expect(series.data[24]!.date, source).toBe('2026-03-08T18:00:00.000Z'); // 14:00 EDT
+      }
+    } finally {
+      clock.set(NOW);
+    }
   });
 
   it('7d and 30d: one bucket per local day, starting at local midnight', async () => {
@@ -208,18 +334,20 @@ describe('time series buckets', () => {
   });
 
   it('DST days of 23 h and 25 h are one bucket each', async () => {
-    // After spring-forward New York is UTC-4: the day ends at 04:00Z, 23 h after it began.
-    const spring = await projectWith([makeEvent({ ts: Date.parse('2026-03-09T03:59:59.999Z') }), makeEvent({ ts: Date.parse('2026-03-09T04:00:00Z') })], 'America/New_York');
-    const today = (await get(spring, 'timeseries', 'period=today')).body;
-    expect(today.data).toEqual([{ date: '2026-03-08T05:00:00.000Z', pageviews: 1, visitors: 1 }]);
-    expect(Date.parse(today.to) - Date.parse(today.from)).toBe(23 * HOUR);
-
-    clock.set(Date.parse('2026-11-01T12:00:00Z'));
+    // After spring-forward New York is UTC-4: the day ends at 04:00Z, 23 h after it began. Now is
+    // its last millisecond; the event at 04:00Z is tomorrow, in the future.
+    clock.set(Date.parse('2026-03-09T03:59:59.999Z'));
     try {
+      const spring = await projectWith([makeEvent({ ts: Date.parse('2026-03-09T03:59:59.999Z') }), makeEvent({ ts: Date.parse('2026-03-09T04:00:00Z') })], 'America/New_York');
+      const today = (await get(spring, 'timeseries', 'period=today')).body;
+      expect(today.data).toEqual([{ date: '2026-03-08T05:00:00.000Z', pageviews: 1, visitors: 1 }]);
+      expect(Date.parse(today.to) + 1 - Date.parse(today.from)).toBe(23 * HOUR);
+
+      clock.set(Date.parse('2026-11-02T04:59:59.999Z'));
       const fall = await projectWith([makeEvent({ ts: Date.parse('2026-11-02T04:59:59.999Z') })], 'America/New_York');
       const day = (await get(fall, 'timeseries', 'period=today')).body;
       expect(day.data).toEqual([{ date: '2026-11-01T04:00:00.000Z', pageviews: 1, visitors: 1 }]);
-      expect(Date.parse(day.to) - Date.parse(day.from)).toBe(25 * HOUR);
+      expect(Date.parse(day.to) + 1 - Date.parse(day.from)).toBe(25 * HOUR);
       const week = (await get(fall, 'timeseries', 'period=7d')).body;
       expect(week.data.map((d: { date: string }) => d.date).slice(-2)).toEqual(['2026-10-31T04:00:00.000Z', '2026-11-01T04:00:00.000Z']);
     } finally {

@@ -1,25 +1,65 @@
 import { describe, expect, it } from 'vitest';
 import { resolvePeriod } from '../../src/reports/periods.js';
 import { dailyRowsFitBuckets, periodParams } from '../../src/reports/query.js';
+import { BOT_ROWS, rollupRows, withoutRawSlices } from '../../src/reports/sql/window.js';
 
 const at = (iso: string) => Date.parse(iso);
 
-describe('periodParams: the whole UTC days read from daily rollups', () => {
-  it('30d in UTC: every day is whole, so the daily range is the period', () => {
+describe('periodParams: exact bounds for raw events, 15-minute edges for rollups, whole UTC days for daily rows', () => {
+  it('30d in UTC: the period ends now; rollups up to the current quarter hour, daily rows up to today', () => {
     const p = periodParams('p', resolvePeriod('30d', 'UTC', at('2026-03-15T10:20:00Z')));
-    expect(p).toMatchObject({ from: '2026-02-14 00:00:00', to: '2026-03-16 00:00:00', dayFrom: '2026-02-14 00:00:00', dayTo: '2026-03-16 00:00:00' });
+    expect(p).toMatchObject({
+      from: '2026-02-14 00:00:00.000', to: '2026-03-15 10:20:00.001',
+      rollupFrom: '2026-02-14 00:00:00', rollupTo: '2026-03-15 10:15:00',
+      dayFrom: '2026-02-14 00:00:00', dayTo: '2026-03-15 00:00:00',
+    });
   });
 
   it('7d in Asia/Kolkata (+5:30): the partial UTC days at both edges are left to the 15-minute rows', () => {
     const p = periodParams('p', resolvePeriod('7d', 'Asia/Kolkata', at('2026-03-15T10:20:00Z')));
-    expect(p).toMatchObject({ from: '2026-03-08 18:30:00', to: '2026-03-15 18:30:00', dayFrom: '2026-03-09 00:00:00', dayTo: '2026-03-15 00:00:00' });
+    expect(p).toMatchObject({ from: '2026-03-08 18:30:00.000', rollupTo: '2026-03-15 10:15:00', dayFrom: '2026-03-09 00:00:00', dayTo: '2026-03-15 00:00:00' });
   });
 
-  it('no whole UTC day (24h across midnight) or daily: false → both bounds are `to`, so only 15-minute rows are read', () => {
+  it('24h in the middle of a quarter hour: raw slices at both edges; no whole UTC day → only 15-minute rows', () => {
     const day = periodParams('p', resolvePeriod('24h', 'UTC', at('2026-03-15T10:20:00Z')));
-    expect(day).toMatchObject({ to: '2026-03-15 11:00:00', dayFrom: '2026-03-15 11:00:00', dayTo: '2026-03-15 11:00:00' });
+    expect(day).toMatchObject({
+      from: '2026-03-14 10:20:00.000', to: '2026-03-15 10:20:00.001',
+      rollupFrom: '2026-03-14 10:30:00', rollupTo: '2026-03-15 10:15:00',
+      dayFrom: '2026-03-15 10:15:00', dayTo: '2026-03-15 10:15:00',
+      hourBase: '2026-03-14 10:00:00', lastHour: 24,
+    });
     const off = periodParams('p', resolvePeriod('30d', 'UTC', at('2026-03-15T10:20:00Z')), { daily: false });
-    expect(off).toMatchObject({ dayFrom: '2026-03-16 00:00:00', dayTo: '2026-03-16 00:00:00' });
+    expect(off).toMatchObject({ dayFrom: '2026-03-15 10:15:00', dayTo: '2026-03-15 10:15:00' });
+  });
+
+  it('rollupEnd (no rows after now): rollups up to the next UTC midnight, daily rows through today, no raw slice at the end', () => {
+    const p = periodParams('p', resolvePeriod('30d', 'UTC', at('2026-03-15T10:20:00Z')), { rollupEnd: at('2026-03-16T00:00:00Z') });
+    expect(p).toMatchObject({ to: '2026-03-15 10:20:00.001', rollupTo: '2026-03-16 00:00:00', dayTo: '2026-03-16 00:00:00' });
+  });
+
+  it('one millisecond before a quarter hour: the rollups hold the whole last quarter, no raw slice', () => {
+    const p = periodParams('p', resolvePeriod('today', 'UTC', at('2026-03-15T10:14:59.999Z')));
+    expect(p).toMatchObject({ to: '2026-03-15 10:15:00.000', rollupTo: '2026-03-15 10:15:00' });
+  });
+});
+
+describe('resolvePeriod: periods end now', () => {
+  const now = at('2026-03-15T10:20:00Z');
+  it('day periods have a bucket per day up to today, none after', () => {
+    expect(resolvePeriod('this_month', 'UTC', now).buckets).toHaveLength(15);
+    expect(resolvePeriod('7d', 'UTC', now).buckets).toHaveLength(7);
+    const year = resolvePeriod('12m', 'UTC', now);
+    expect(new Date(year.buckets[0]!).toISOString()).toBe('2025-04-01T00:00:00.000Z');
+    expect(new Date(year.buckets.at(-1)!).toISOString()).toBe('2026-03-15T00:00:00.000Z');
+    expect(resolvePeriod('this_week', 'UTC', now).buckets).toHaveLength(1); // the 15th is a Sunday
+  });
+  it('24h: 25 clock-hour buckets off the hour, 24 on it; +5:30 hours start at :30 UTC', () => {
+    expect(resolvePeriod('24h', 'UTC', now).buckets).toHaveLength(25);
+    expect(resolvePeriod('24h', 'UTC', at('2026-03-15T10:00:00Z')).buckets).toHaveLength(24);
+    const kolkata = resolvePeriod('24h', 'Asia/Kolkata', now);
+    expect(kolkata.buckets).toHaveLength(25);
+    expect(new Date(kolkata.buckets[0]!).toISOString()).toBe('2026-03-14T09:30:00.000Z');
+    expect(resolvePeriod('24h', 'Asia/Kolkata', at('2026-03-15T10:30:00Z')).buckets).toHaveLength(24);
   });
 });
 
@@ -34,5 +74,21 @@ describe('dailyRowsFitBuckets', () => {
     expect(dailyRowsFitBuckets(resolvePeriod('24h', 'UTC', now))).toBe(false);
     expect(dailyRowsFitBuckets(resolvePeriod('30d', 'Asia/Kolkata', now))).toBe(false);
     expect(dailyRowsFitBuckets(resolvePeriod('12m', 'Europe/London', now))).toBe(false);
+  });
+});
+
+describe('withoutRawSlices', () => {
+  it('drops exactly the raw-slice branch of the rollup rows, for every family and the bot rows', () => {
+    for (const family of ['stats', 'pages', 'referrers', 'countries', 'cities', 'tech', 'custom_events'] as const) {
+      const sql = `SELECT count() FROM ${rollupRows(family)}`;
+      expect(sql).toContain('FROM events');
+      const cut = withoutRawSlices(sql);
+      expect(cut).not.toContain('FROM events');
+      expect(cut).toContain(`FROM ${family}_1d`);
+      expect(cut).toContain(`FROM ${family}_15m`);
+      expect(cut.trim().endsWith(')')).toBe(true);
+    }
+    expect(withoutRawSlices(BOT_ROWS)).not.toContain('bot_hits');
+    expect(withoutRawSlices(BOT_ROWS)).toContain('FROM bots_15m');
   });
 });

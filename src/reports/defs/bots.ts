@@ -2,9 +2,9 @@ import * as v from 'valibot';
 import { defineReport } from '../definition.js';
 import { BOT_FILTERS, filterParam, periodParam } from '../params.js';
 import { GOAL_BOT_PERIODS } from '../periods.js';
-import { periodParams, queryRows } from '../query.js';
+import { queryRows, rollupParams } from '../query.js';
 import { byMetricThenName, num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
-import { ROLLUP_WINDOW } from '../sql/window.js';
+import { BOT_ROWS } from '../sql/window.js';
 
 /** How many bots and pages the ranked lists carry (the contract gives the bots report no `limit`). */
 export const BOTS_TOP_N = 10;
@@ -16,30 +16,29 @@ const FILTERED = "({filter:String} = 'all' OR toString(category) = {filter:Strin
 
 const TOTALS_SQL = `
 SELECT toString(category) AS category_name, sum(hits) AS hit_count, sum(verified_hits) AS verified_count
-FROM bots_15m
-WHERE ${ROLLUP_WINDOW}
+FROM ${BOT_ROWS}
 GROUP BY category_name`;
 
 /* Aliases differ from column names: ClickHouse aliases are query-wide. Day of each 15-minute bucket in the project zone, as epoch seconds of the local midnight. */
 const SERIES_SQL = `
 SELECT toUnixTimestamp(toStartOfDay(bucket, {tz:String})) AS day, toString(bot_name) AS name, sum(hits) AS hit_count
-FROM bots_15m
-WHERE ${ROLLUP_WINDOW} AND ${FILTERED}
+FROM ${BOT_ROWS}
+WHERE ${FILTERED}
 GROUP BY day, name`;
 
 const TOP_BOTS_SQL = `
 SELECT toString(bot_slug) AS slug, any(toString(bot_name)) AS label, any(toString(category)) AS category_name,
        sum(hits) AS hit_count, sum(verified_hits) AS verified_count
-FROM bots_15m
-WHERE ${ROLLUP_WINDOW} AND ${FILTERED}
+FROM ${BOT_ROWS}
+WHERE ${FILTERED}
 GROUP BY slug
 ORDER BY hit_count DESC, slug ASC
 LIMIT {limit:UInt32}`;
 
 const TOP_PAGES_SQL = `
 SELECT path, sum(hits) AS hit_count
-FROM bots_15m
-WHERE ${ROLLUP_WINDOW} AND ${FILTERED}
+FROM ${BOT_ROWS}
+WHERE ${FILTERED}
 GROUP BY path
 ORDER BY hit_count DESC, path ASC
 LIMIT {limit:UInt32}`;
@@ -97,7 +96,7 @@ export const botsReport = defineReport({
   response: BotsResponse,
   async run(ctx, input): Promise<Bots> {
     const period = resolveFor(ctx, input.period);
-    const base = periodParams(ctx.project.id, period);
+    const base = await rollupParams(ctx.deps, 'bot_hits', ctx.project.id, period);
     const params = { ...base, filter: input.filter, limit: BOTS_TOP_N };
     const [totalRows, seriesRows, topBots, topPages] = await Promise.all([
       queryRows(ctx.deps, TOTALS_SQL, base, { category_name: 'string', hit_count: 'number', verified_count: 'number' }),

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { definePlannedReport } from '../planned.js';
 import { reportQuery } from '../params.js';
-import { periodParams, queryRows } from '../query.js';
+import { queryRows, sourceParams } from '../query.js';
 import { byMetricThenName, num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
 import { DEVICES_SQL } from '../sql/tech.js';
 
@@ -27,7 +27,7 @@ export const devicesReport = definePlannedReport({
   response: DevicesResponse,
   async compute(ctx, input, source): Promise<Devices> {
     const period = resolveFor(ctx, input.period);
-    const rows = await queryRows(ctx.deps, DEVICES_SQL[source], periodParams(ctx.project.id, period), {
+    const rows = await queryRows(ctx.deps, DEVICES_SQL[source], await sourceParams(ctx.deps, ctx.project.id, period, source), {
       dimension: 'string',
       name: 'string',
       visitors: 'number',

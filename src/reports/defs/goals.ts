@@ -5,8 +5,9 @@ import { GOAL_TYPES, goalStore, type Goal, type GoalType } from '../../goals/sto
 import { defineReport } from '../definition.js';
 import { periodParam, reportQuery } from '../params.js';
 import { GOAL_BOT_PERIODS, type ResolvedPeriod } from '../periods.js';
-import { periodParams, queryOne, queryRows, type QueryParams } from '../query.js';
+import { queryOne, queryRows, rollupParams, type QueryParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
+import { avgVisitSeconds } from '../sql/stats.js';
 import { rollupRows } from '../sql/window.js';
 
 /**
@@ -19,7 +20,7 @@ import { rollupRows } from '../sql/window.js';
  * | pageview   | path pattern, `*` = any chars  | conversion | up        | number   | unique visitors with a pageview whose path matches           | current ÷ period visitors |
  * | revenue    | transaction event name         | revenue    | up        | currency | sum of amounts in minor units, in the most used currency     | null                      |
  * | traffic    | referrer source, '' = all      | traffic    | up        | number   | unique visitors (from that source when set)                  | null                      |
- * | engagement | ''                             | engagement | up        | duration | average visit duration in seconds from leave events (0 none) | null                      |
+ * | engagement | ''                             | engagement | up        | duration | average visit duration in seconds (per visit, 0 none)        | null                      |
  *
  * conversionRate is null when the period has no visitors. `currency` is the ISO code of a
  * revenue goal's `current` (the currency with most transactions; ties by code), else null.
@@ -31,7 +32,7 @@ export const GOAL_TYPE_TABLE = `| type | value | category | direction | format |
 | pageview | path pattern, \`*\` matches any characters including \`/\` | conversion | up | number | unique visitors with a pageview whose path matches | current ÷ visitors of the period |
 | revenue | transaction event name | revenue | up | currency | sum of transaction amounts in minor units, in the most used currency (\`currency\`) | null |
 | traffic | referrer source, \`""\` for all traffic | traffic | up | number | unique visitors (from that source when set) | null |
-| engagement | \`""\` | engagement | up | duration | average visit duration in seconds from leave events (0 when none) | null |
+| engagement | \`""\` | engagement | up | duration | average visit duration in seconds, as stats' avgDurationSeconds (0 when none) | null |
 
 conversionRate is null when the period has no visitors. \`currency\` is the ISO 4217 code of a revenue goal's \`current\` (the currency with the most transactions, ties by code), null for other types and for revenue goals without transactions.`;
 
@@ -39,7 +40,7 @@ const CATEGORY = { event: 'conversion', pageview: 'conversion', revenue: 'revenu
 const FORMAT = { event: 'number', pageview: 'number', revenue: 'currency', traffic: 'number', engagement: 'duration' } as const;
 
 const PERIOD_TOTALS_SQL = `
-SELECT uniqCombinedMerge(14)(visitors) AS visitors, sum(leaves) AS leave_count, sum(duration_ms) AS duration_total
+SELECT uniqCombinedMerge(14)(visitors) AS visitors, sum(duration_ms) AS duration_total, uniqCombinedMerge(14)(leave_sessions) AS leave_sessions
 FROM ${rollupRows('stats')}`;
 
 const EVENT_PEOPLE_SQL = `
@@ -115,13 +116,13 @@ async function revenueByName(deps: Deps, params: QueryParams, names: string[]) {
  */
 export async function measureGoals(deps: Deps, projectId: string, period: ResolvedPeriod): Promise<GoalRow[]> {
   const goals = await goalStore.list(deps.redis, projectId);
-  const params = periodParams(projectId, period);
+  const params = await rollupParams(deps, 'events', projectId, period);
   const events = valuesOf(goals, 'event');
   const revenue = valuesOf(goals, 'revenue');
   const patterns = valuesOf(goals, 'pageview');
   const sources = valuesOf(goals, 'traffic').filter((s) => s !== '');
   const [totals, people, money, pages, traffic] = await Promise.all([
-    queryOne(deps, PERIOD_TOTALS_SQL, params, { visitors: 'number', leave_count: 'number', duration_total: 'number' }),
+    queryOne(deps, PERIOD_TOTALS_SQL, params, { visitors: 'number', duration_total: 'number', leave_sessions: 'number' }),
     when(events.length > 0, async () => {
       const rows = await queryRows(deps, EVENT_PEOPLE_SQL, { ...params, names: events }, { name: 'string', people: 'number' });
       return new Map(rows.map((r) => [r.name, r.people]));
@@ -159,7 +160,7 @@ export async function measureGoals(deps: Deps, projectId: string, period: Resolv
         return { current: g.value === '' ? totals.visitors : traffic.get(g.value) ?? 0, conversionRate: null, currency: null };
       case 'engagement':
         return {
-          current: totals.leave_count > 0 ? totals.duration_total / totals.leave_count / 1000 : 0,
+          current: avgVisitSeconds(totals) ?? 0,
           conversionRate: null,
           currency: null,
         };

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { definePlannedReport } from '../planned.js';
 import { reportQuery } from '../params.js';
-import { periodParams, queryOne } from '../query.js';
+import { queryOne, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor } from '../shape.js';
-import { STATS_SQL } from '../sql/stats.js';
+import { avgVisitSeconds, STATS_SQL } from '../sql/stats.js';
 
 /** Answer of `stats` (contract §4.3). */
 export const StatsResponse = v.object({
@@ -11,7 +11,7 @@ export const StatsResponse = v.object({
   pageviews: num('Total pageview events'),
   visitors: num('Unique visitors'),
   sessions: num('Unique browser sessions'),
-  avgDurationSeconds: v.pipe(v.nullable(v.number()), v.description('Average visit duration from leave events, seconds; null without leave events')),
+  avgDurationSeconds: v.pipe(v.nullable(v.number()), v.description('Average visit duration in seconds: the summed leave durations of each session, averaged over the sessions with at least one leave event; null without leave events')),
 });
 type Stats = v.InferOutput<typeof StatsResponse>;
 
@@ -24,19 +24,19 @@ export const statsReport = definePlannedReport({
   response: StatsResponse,
   async compute(ctx, input, source): Promise<Stats> {
     const period = resolveFor(ctx, input.period);
-    const row = await queryOne(ctx.deps, STATS_SQL[source], periodParams(ctx.project.id, period), {
+    const row = await queryOne(ctx.deps, STATS_SQL[source], await sourceParams(ctx.deps, ctx.project.id, period, source), {
       pageviews: 'number',
       visitors: 'number',
       sessions: 'number',
-      leave_count: 'number',
       duration_total: 'number',
+      leave_sessions: 'number',
     });
     return {
       ...periodFields(period),
       pageviews: row.pageviews,
       visitors: row.visitors,
       sessions: row.sessions,
-      avgDurationSeconds: row.leave_count > 0 ? row.duration_total / row.leave_count / 1000 : null,
+      avgDurationSeconds: avgVisitSeconds(row),
     };
   },
   csv: {

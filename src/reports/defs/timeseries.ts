@@ -2,12 +2,12 @@ import * as v from 'valibot';
 import { bucketKeys } from '../buckets.js';
 import { definePlannedReport } from '../planned.js';
 import { reportQuery } from '../params.js';
-import { dailyRowsFitBuckets, periodParams, queryRows } from '../query.js';
+import { dailyRowsFitBuckets, queryRows, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
 import { TIMESERIES_SQL } from '../sql/timeseries.js';
 
 const Point = v.object({
-  date: str('Bucket start (ISO 8601, UTC)'),
+  date: str('Bucket start (ISO 8601, UTC): local midnight, or the clock-hour start for 24h (the first bucket may start before `from`)'),
   pageviews: num('Pageviews in the bucket'),
   visitors: num('Unique visitors in the bucket'),
 });
@@ -24,12 +24,15 @@ export const timeseriesReport = definePlannedReport({
   name: 'timeseries',
   path: '/:domain/timeseries',
   summary: 'Pageviews and visitors over time (hourly for 24h, daily otherwise; zero-filled)',
-  description: 'Day buckets follow the project time zone (UTC for this_month and this_week); every bucket of the period is present.',
+  description:
+    'Day buckets follow the project time zone (UTC for this_month and this_week); every bucket of the period up to the one ' +
+    'holding now is present, none after it. 24h covers exactly the last 24 hours in clock-hour buckets of the project zone: ' +
+    '25 when now is not on the hour (the first and last partial), 24 when it is.',
   query: reportQuery(),
   response: TimeseriesResponse,
   async compute(ctx, input, source): Promise<Timeseries> {
     const period = resolveFor(ctx, input.period);
-    const params = periodParams(ctx.project.id, period, { daily: dailyRowsFitBuckets(period) });
+    const params = await sourceParams(ctx.deps, ctx.project.id, period, source, { daily: dailyRowsFitBuckets(period) });
     const rows = await queryRows(ctx.deps, TIMESERIES_SQL[period.granularity][source], params, {
       k: 'string',
       pageviews: 'number',

@@ -2,14 +2,18 @@ import type { SourcedSql } from '../planner.js';
 import { RAW_WINDOW, rollupRows } from './window.js';
 
 /*
- * Bucket keys (see buckets.ts): the hour index from `from`, or the local calendar date in the
- * period's bucket zone. Every IANA offset is a multiple of 15 minutes, so a 15-minute rollup
- * bucket never straddles a local hour or day edge. Daily rollup rows (UTC days) are read only when
- * every day bucket is a UTC day (defs/timeseries.ts binds no whole days otherwise).
+ * Bucket keys (see buckets.ts): the hour index from the first hour bucket's start `hourBase`,
+ * clamped to the last bucket (on the hour, an event stamped exactly at now belongs to the last
+ * hour of `24h`), or the local calendar date in the period's bucket zone. Every IANA offset is a
+ * multiple of 15 minutes, so a 15-minute rollup bucket never straddles a local hour or day edge.
+ * Daily rollup rows (UTC days) are read only when every day bucket is a UTC day (defs/timeseries.ts
+ * binds no whole days otherwise).
  */
-const HOUR_OF_BUCKET = "toString(intDiv(toUnixTimestamp(bucket) - toUnixTimestamp({from:DateTime('UTC')}), 3600))";
+const hourIndex = (column: string) =>
+  `toString(least(intDiv(toUnixTimestamp(${column}) - toUnixTimestamp({hourBase:DateTime('UTC')}), 3600), {lastHour:Int64}))`;
+const HOUR_OF_BUCKET = hourIndex('bucket');
 const DAY_OF_BUCKET = 'toString(toDate(bucket, {tz:String}))';
-const HOUR_OF_TS = "toString(intDiv(toUnixTimestamp(ts) - toUnixTimestamp({from:DateTime('UTC')}), 3600))";
+const HOUR_OF_TS = hourIndex('ts');
 const DAY_OF_TS = 'toString(toDate(ts, {tz:String}))';
 
 const series = (rollupKey: string, rawKey: string): SourcedSql => ({

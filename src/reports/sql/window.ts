@@ -1,29 +1,108 @@
-/**
- * Period filters, written once. Rollup buckets are 15-minute starts and period bounds sit on
- * 15-minute edges, so `bucket` in [from, to) selects exactly the events with `ts` in [from, to).
- * Only the bots report, whose rollup has no daily twin, reads this window directly.
+/*
+ * Period filters, written once. A period is [from, to) with `to` = now + 1 ms (periods.ts), so its
+ * edges are rarely on the 15-minute steps of the rollups. query.ts periodParams binds:
+ * - `from`/`to` (DateTime64(3)): the exact bounds, for raw events;
+ * - `rollupFrom`/`rollupTo`: the 15-minute edges just inside them; rollup rows cover
+ *   [rollupFrom, rollupTo), raw events the sub-15-minute slices [from, rollupFrom) and
+ *   [rollupTo, to) (the start of `24h`, the current quarter hour);
+ * - `dayFrom`/`dayTo`: the whole UTC days inside [rollupFrom, rollupTo), read from daily rows.
  */
-export const ROLLUP_WINDOW = "project_id = {projectId:String} AND bucket >= {from:DateTime('UTC')} AND bucket < {to:DateTime('UTC')}";
+
 /**
- * The same window over raw events. The bounds are bound as DateTime64 like `ts`: compared as
+ * The period over raw events. The bounds are bound as DateTime64 like `ts`: compared as
  * DateTime, the embedded engine's key analysis (key `toDate(ts)`) wrongly skips granules whose
  * rows all fall on the UTC date of `to`, dropping e.g. 00:00–02:30Z of a St_Johns day.
  */
 export const RAW_WINDOW = "project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')} AND ts < {to:DateTime64(3, 'UTC')}";
 
-/** Rollups kept twice, as `{family}_15m` and `{family}_1d` with the same columns (migrations 0003–0009, 0011–0017). */
+/**
+ * The parts of the period the rollups do not hold: less than 15 minutes at either edge. The
+ * `toDate(ts)` bounds repeat what the `ts` bounds imply: the key analysis (key `toDate(ts)`, then
+ * kind) does not derive them through the OR, and without them reads the project's whole month
+ * (37 granules instead of 2 in `npm run bench:reports -- --scale 0.1`).
+ */
+const slice = (lo: string, hi: string) =>
+  `(toDate(ts) >= toDate({${lo}:DateTime64(3, 'UTC')}) AND toDate(ts) <= toDate({${hi}:DateTime64(3, 'UTC')}) AND ts >= {${lo}:DateTime64(3, 'UTC')} AND ts < {${hi}:DateTime64(3, 'UTC')})`;
+const RAW_SLICES = `project_id = {projectId:String} AND (${slice('from', 'rollupFrom')} OR ${slice('rollupTo', 'to')})`;
+
+/** Rollups kept twice, as `{family}_15m` and `{family}_1d` with the same columns (migrations 0003–0009, 0011–0017, 0020). */
 export type RollupFamily = 'stats' | 'pages' | 'referrers' | 'countries' | 'cities' | 'tech' | 'custom_events';
 
-// [dayFrom, dayTo) holds the whole UTC days of the period (query.ts periodParams binds them; equal when none).
+// [dayFrom, dayTo) holds the whole UTC days of the rollup range (equal when none).
 const WHOLE_DAYS = "project_id = {projectId:String} AND bucket >= {dayFrom:DateTime('UTC')} AND bucket < {dayTo:DateTime('UTC')}";
 const EDGES =
-  "project_id = {projectId:String} AND ((bucket >= {from:DateTime('UTC')} AND bucket < {dayFrom:DateTime('UTC')}) OR (bucket >= {dayTo:DateTime('UTC')} AND bucket < {to:DateTime('UTC')}))";
+  "project_id = {projectId:String} AND ((bucket >= {rollupFrom:DateTime('UTC')} AND bucket < {dayFrom:DateTime('UTC')}) OR (bucket >= {dayTo:DateTime('UTC')} AND bucket < {rollupTo:DateTime('UTC')}))";
+
+/**
+ * Each family's rollup row computed from raw events, column for column as its materialized view
+ * (sql/migrations) writes it, so the rows of the raw slices merge with the stored ones.
+ */
+const FROM_RAW: Readonly<Record<RollupFamily, { columns: string; kinds: string; groupBy: string }>> = {
+  stats: {
+    columns:
+      "countIf(kind = 'pageview') AS pageviews, uniqCombinedStateIf(14)(visitor_id, kind = 'pageview') AS visitors, " +
+      "uniqCombinedStateIf(14)(session_id, kind = 'pageview') AS sessions, countIf(kind = 'leave') AS leaves, " +
+      "sumIf(toUInt64(duration_ms), kind = 'leave') AS duration_ms, uniqCombinedStateIf(14)(session_id, kind = 'leave') AS leave_sessions",
+    kinds: "kind IN ('pageview', 'leave')",
+    groupBy: '',
+  },
+  pages: { columns: 'path, count() AS pageviews, uniqCombinedState(14)(visitor_id) AS visitors', kinds: "kind = 'pageview'", groupBy: ', path' },
+  referrers: {
+    columns: 'referrer_source, count() AS pageviews, uniqCombinedState(14)(visitor_id) AS visitors',
+    kinds: "kind = 'pageview'",
+    groupBy: ', referrer_source',
+  },
+  countries: {
+    columns: 'country_code, country_name, count() AS pageviews, uniqCombinedState(14)(visitor_id) AS visitors',
+    kinds: "kind = 'pageview'",
+    groupBy: ', country_code, country_name',
+  },
+  cities: {
+    columns: 'country_code, country_name, city, count() AS pageviews, uniqCombinedState(14)(visitor_id) AS visitors',
+    kinds: "kind = 'pageview' AND city != ''",
+    groupBy: ', country_code, country_name, city',
+  },
+  tech: {
+    columns: 'device, browser, os, count() AS pageviews, uniqCombinedState(14)(visitor_id) AS visitors',
+    kinds: "kind = 'pageview'",
+    groupBy: ', device, browser, os',
+  },
+  custom_events: {
+    columns: 'event_name, kind, currency, count() AS events, uniqCombinedState(14)(visitor_id) AS people, sum(amount_cents) AS amount_cents',
+    kinds: "kind IN ('custom', 'transaction')",
+    groupBy: ', event_name, kind, currency',
+  },
+};
+
+const rawSliceRows = (family: RollupFamily) => {
+  const f = FROM_RAW[family];
+  return `SELECT project_id, toStartOfFifteenMinutes(ts) AS bucket, ${f.columns} FROM events WHERE ${RAW_SLICES} AND ${f.kinds} GROUP BY project_id, bucket${f.groupBy}`;
+};
 
 /**
  * The rollup rows of [from, to) as a subquery to select FROM: whole UTC days from the daily
- * table, the partial days at either edge from the 15-minute one. Merging a few dozen daily
- * states instead of thousands of 15-minute ones is what keeps 30d/90d reports fast; both tables
- * hold `uniqCombined(14)` states, so they merge into one answer.
+ * table, the partial days at either edge from the 15-minute one, and the sub-15-minute slices
+ * at the very edges computed from raw events. Merging a few dozen daily states instead of
+ * thousands of 15-minute ones is what keeps 30d/90d reports fast; all three hold
+ * `uniqCombined(14)` states, so they merge into one answer.
  */
 export const rollupRows = (family: RollupFamily) =>
-  `(SELECT * FROM ${family}_1d WHERE ${WHOLE_DAYS} UNION ALL SELECT * FROM ${family}_15m WHERE ${EDGES})`;
+  `(SELECT * FROM ${family}_1d WHERE ${WHOLE_DAYS} UNION ALL SELECT * FROM ${family}_15m WHERE ${EDGES} ${RAW_SLICES_START} UNION ALL ${rawSliceRows(family)} ${RAW_SLICES_END})`;
+
+// Comments around the raw-slice branches, so a query whose slices are empty drops them
+// (withoutRawSlices): even reading no granule, the branch costs ~6 ms a query in the benchmark.
+const RAW_SLICES_START = '/* raw slices */';
+const RAW_SLICES_END = '/* end raw slices */';
+const RAW_SLICES_BRANCH = /\/\* raw slices \*\/[\s\S]*?\/\* end raw slices \*\//g;
+
+/** `sql` without its raw-slice branches: for periods whose bounds both fall on rollup steps. */
+export const withoutRawSlices = (sql: string) => sql.replace(RAW_SLICES_BRANCH, '');
+
+/**
+ * The bot rollup rows of [from, to) (bots_15m has no daily twin), with the sub-15-minute slices
+ * from raw `bot_hits` as its materialized view (migration 0010) would write them.
+ */
+export const BOT_ROWS = `(SELECT * FROM bots_15m WHERE project_id = {projectId:String} AND bucket >= {rollupFrom:DateTime('UTC')} AND bucket < {rollupTo:DateTime('UTC')}
+${RAW_SLICES_START} UNION ALL
+SELECT project_id, toStartOfFifteenMinutes(ts) AS bucket, category, bot_slug, bot_name, path, count() AS hits, countIf(verified = 1) AS verified_hits
+FROM bot_hits WHERE ${RAW_SLICES} GROUP BY project_id, bucket, category, bot_slug, bot_name, path ${RAW_SLICES_END})`;
