@@ -23,6 +23,8 @@ import { logError, logInfo } from '../log.js';
 const SHUTDOWN_MS = 9000;
 /** …and the batcher stops waiting for ClickHouse after this long, leaving what is unsent in the journal. */
 const SINK_CLOSE_MS = 6000;
+/** …and a running periodic job is waited for at most this long. */
+const JOBS_STOP_MS = 2000;
 
 async function main() {
   let config;
@@ -82,8 +84,9 @@ async function main() {
     }, SHUTDOWN_MS).unref();
     server.close();
     try {
-      await scheduler.stop();
-      await runtime.close();
+      // A periodic job stuck on a hung ClickHouse is left behind after a moment (it runs again at
+      // the next start); the event buffer meanwhile flushes, or gives up into the journal.
+      await Promise.all([scheduler.stop(JOBS_STOP_MS), runtime.close()]);
       smtp?.close();
     } finally {
       process.exit(0);

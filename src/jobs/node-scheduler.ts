@@ -5,9 +5,11 @@ import { logError } from '../log.js';
 /**
  * The Node counterpart of the Workers cron trigger: runs the periodic jobs every `intervalMs`
  * (60 s). Ticks never overlap; the timer is unref'd so it never keeps the process alive, and
- * `stop()` waits for a running tick. The jobs lock in Redis, so several processes may run this.
+ * `stop(waitMs)` waits for a running tick, at most `waitMs`: a job stuck on a hung ClickHouse must
+ * not hold a shutdown, and every job is idempotent and locked per slot, so one cut short is run
+ * again by the next process. The jobs lock in Redis, so several processes may run this.
  */
-export function startScheduler(deps: Deps, opts: { intervalMs?: number; jobs?: JobOptions } = {}): { stop(): Promise<void> } {
+export function startScheduler(deps: Deps, opts: { intervalMs?: number; jobs?: JobOptions } = {}): { stop(waitMs?: number): Promise<void> } {
   let running: Promise<void> | null = null;
   const tick = () => {
     if (running) return;
@@ -25,9 +27,12 @@ export function startScheduler(deps: Deps, opts: { intervalMs?: number; jobs?: J
   // At start too: a process that was down catches up its missed slot now, not a minute later.
   tick();
   return {
-    async stop() {
+    async stop(waitMs = Number.POSITIVE_INFINITY) {
       clearInterval(timer);
-      await running;
+      if (!running || waitMs === Number.POSITIVE_INFINITY) return void (await running);
+      let giveUp: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([running, new Promise<void>((done) => (giveUp = setTimeout(done, waitMs)))]);
+      clearTimeout(giveUp);
     },
   };
 }
