@@ -1,5 +1,5 @@
 /**
- * `npm run dev`: the Worker under `wrangler dev`, against the local bridges (DESIGN.md §8):
+ * `npm run dev`: the Worker under `wrangler dev`, against the local bridges:
  * the embedded ClickHouse (migrated, data under DATA_DIR) behind the ClickHouse HTTP bridge and
  * the Redis at REDIS_URL behind the Upstash REST bridge. Their URLs reach the Worker as
  * `--var`s. Prints the local URL; Ctrl-C stops wrangler, the bridges and the engine.

@@ -150,7 +150,7 @@ async function insertChunks(
   }
 }
 
-/** Generates every event of the benchmark at `scale`, then merges the rollups (DESIGN.md §9). */
+/** Generates every event of the benchmark at `scale`, then merges the rollups. */
 export async function generateEvents(ch: ClickHouseClient, scale: number, log: (line: string) => void = console.log): Promise<BenchMeta> {
   const started = Date.now();
   const now = Math.floor(Date.now() / 1000);

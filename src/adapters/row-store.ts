@@ -101,7 +101,9 @@ export type InsertWithRows = (client: ClickHouseClient, statement: string, rows:
 /**
  * The rows written after the statement, in the request body: what a client without streamed
  * insert bodies can send (client-web's `exec` drops its `values`). Costs the rows' text as a
- * string; the Node client streams them instead (see connectNodeClickHouse).
+ * string; the Node client streams them instead (see connectNodeClickHouse). Not SQL built from
+ * values: the statement names a table from a closed map, and what follows it is the FORMAT's
+ * data section, JSON-encoded rows that the engine's JSON parser reads (a value cannot end it).
  */
 export const rowsAfterStatement: InsertWithRows = async (client, statement, rows, settings) => {
   await client.command({ query: `${statement}\n${new TextDecoder().decode(rows)}`, clickhouse_settings: settings });

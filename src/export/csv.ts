@@ -1,5 +1,5 @@
 /**
- * CSV writing for the export and for `Accept: text/csv` on report routes (DESIGN.md §7).
+ * CSV writing for the export and for `Accept: text/csv` on report routes.
  *
  * - RFC 4180: a cell is quoted when it holds `,` `"` CR or LF, with `"` doubled inside. Cells
  *   holding `#` are quoted too, so parsers run with `comment: '#'` never cut a value short.

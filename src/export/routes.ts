@@ -34,7 +34,7 @@ function textStream(first: string | undefined, rest: AsyncIterator<string>): Rea
   });
 }
 
-/** CSV export under /api/v1/projects/:domain/export (contract §4.4). */
+/** CSV export under /api/v1/projects/:domain/export. */
 export function exportRoutes() {
   const app = new Hono<AppEnv>();
   app.get(

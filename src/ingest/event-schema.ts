@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-/** Event kinds the pipeline records (contract §2.5 plus `vitals`). */
+/** Event kinds the pipeline records (the API contract plus `vitals`). */
 export const EVENT_KINDS = ['pageview', 'leave', 'custom', 'transaction', 'vitals'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
@@ -111,7 +111,7 @@ const EventObject = v.object(
   'body must be a JSON object',
 );
 
-/** Body of `POST /api/event` (DESIGN.md §6). */
+/** Body of `POST /api/event`. */
 export const EventBody = v.pipe(EventObject, ...crossFieldRules<v.InferOutput<typeof EventObject>>());
 export type EventInput = v.InferOutput<typeof EventBody>;
 
@@ -144,7 +144,7 @@ const ImportObject = v.object(
   'each line must be a JSON object',
 );
 
-/** One line of the NDJSON import (DESIGN.md §6). */
+/** One line of the NDJSON import. */
 export const ImportLine = v.pipe(ImportObject, ...crossFieldRules<v.InferOutput<typeof ImportObject>>());
 export type ImportInput = v.InferOutput<typeof ImportLine>;
 

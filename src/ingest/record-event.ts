@@ -69,7 +69,7 @@ function cfVerifiedBot(cf: EdgeFacts | undefined): boolean | undefined {
 }
 
 /**
- * Records one tracker event (DESIGN.md §6): validates it, drops what must not be counted (and
+ * Records one tracker event: validates it, drops what must not be counted (and
  * says why), enriches the rest and hands the row to the sink. Resolves once the row is
  * acknowledged by the sink; throws ApiError for input the contract refuses (400, 503).
  */

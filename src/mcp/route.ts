@@ -33,7 +33,7 @@ const methodNotAllowed = (c: Context<AppEnv>) => {
 };
 
 /**
- * `/mcp`: the agent endpoint (contract §4.5). Streamable HTTP, stateless: every POST gets a
+ * `/mcp`: the agent endpoint. Streamable HTTP, stateless: every POST gets a
  * fresh MCP server and transport; tools are the REST routes, run in-process by `fetchApp`.
  */
 export function mcpRoutes(fetchApp: AppFetch) {

@@ -40,7 +40,7 @@ const listItem = (p: Project, role: Role) => ({
   icon: p.icon,
 });
 
-/** The projects API of contract §4.2, mounted at `/api/v1/projects`. */
+/** The projects API, mounted at `/api/v1/projects`. */
 export function projectRoutes() {
   const app = new Hono<AppEnv>();
 

@@ -4,9 +4,9 @@ import { Temporal } from 'temporal-polyfill';
 export const ALL_PERIODS = ['24h', 'today', '7d', '30d', '90d', '6m', '12m', 'this_month', 'this_week'] as const;
 export type PeriodKey = (typeof ALL_PERIODS)[number];
 
-/** Periods of the general reports (contract §4.1, plus `today` and `6m`). */
+/** Periods of the general reports (the API contract, plus `today` and `6m`). */
 export const REPORT_PERIODS = ALL_PERIODS;
-/** Periods of the goals and bots reports (contract §4.3). */
+/** Periods of the goals and bots reports. */
 export const GOAL_BOT_PERIODS = ['today', '7d', '30d', '6m', '12m'] as const;
 
 const HOUR_MS = 3_600_000;

@@ -15,7 +15,7 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
   path: string;
   summary: string;
   description?: string;
-  /** Default `limit` (max is always 100, contract §8). */
+  /** Default `limit` (max is always 100). */
   defaultLimit?: number;
   sql: SourcedSql;
   spec: S;

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { ReportContext } from './definition.js';
 import { ALL_PERIODS, resolvePeriod, type PeriodKey, type ResolvedPeriod } from './periods.js';
 
-/** `period`, `from`, `to`: the fields every report answer starts with (DESIGN.md §7). */
+/** `period`, `from`, `to`: the fields every report answer starts with. */
 export const PeriodEntries = {
   period: v.pipe(v.picklist(ALL_PERIODS), v.description('The period key the answer covers')),
   from: v.pipe(v.string(), v.description('Start of the period, inclusive (ISO 8601, UTC)')),

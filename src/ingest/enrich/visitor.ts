@@ -4,7 +4,7 @@ import { memoizeBounded } from './memo.js';
 import { UInt64 } from '../../adapters/uint64.js';
 
 /**
- * Visitor identity without cookies (DESIGN.md §6): a 64-bit keyed hash of (daily salt,
+ * Visitor identity without cookies: a 64-bit keyed hash of (daily salt,
  * project id, IP, UA). The salt changes every UTC day and its key expires 48 h after creation,
  * so once it is gone nobody — us included — can link an id to an IP or to another day's id.
  * The IP is an input of the hash only; it is never stored.

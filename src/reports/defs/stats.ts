@@ -5,7 +5,7 @@ import { queryOne, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor } from '../shape.js';
 import { avgVisitSeconds, STATS_SQL } from '../sql/stats.js';
 
-/** Answer of `stats` (contract §4.3). */
+/** Answer of `stats`. */
 export const StatsResponse = v.object({
   ...PeriodEntries,
   pageviews: num('Total pageview events'),
