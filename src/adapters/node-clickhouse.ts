@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { clickhouseSettings, embeddedSessionResets, type ClickHouseClient } from './clickhouse.js';
+import { clickhouseSettings, embeddedSessionResets, insertInto, type ClickHouseClient } from './clickhouse.js';
 import { directorySpool, embeddedRowStore } from './embedded-row-store.js';
 import { serverRowStore, type InsertWithRows, type RowStore } from './row-store.js';
 
@@ -21,8 +21,9 @@ export interface NodeClickHouse {
 }
 
 /** The Node client sends the rows as a stream after the statement, without turning them into a string. */
-const streamedRows: InsertWithRows = async (client, statement, rows, settings) => {
-  const result = await client.exec({ query: statement, values: Readable.from([rows], { objectMode: false }), clickhouse_settings: settings });
+const streamedRows: InsertWithRows = async (client, target, rows, settings) => {
+  const query = `${insertInto(target.table, target.columns)} FORMAT JSONEachRow`;
+  const result = await client.exec({ query, values: Readable.from([rows], { objectMode: false }), clickhouse_settings: settings });
   // An INSERT answers with an empty body; read it to the end so the socket goes back to the pool.
   for await (const _ of result.stream as AsyncIterable<unknown>);
 };

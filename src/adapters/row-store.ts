@@ -1,4 +1,4 @@
-import { insertInto, type ClickHouseClient } from './clickhouse.js';
+import type { ClickHouseClient } from './clickhouse.js';
 
 /**
  * The write path's one port: how Sightline stores rows, whatever holds them. Two
@@ -95,18 +95,26 @@ export function insertSettings(opts: InsertOptions | undefined): InsertSettings 
 /** Whether ClickHouse answers a ping through `client`. */
 export const pingOf = (client: ClickHouseClient) => async (): Promise<boolean> => (await client.ping()).success;
 
-/** Sends `INSERT … FORMAT JSONEachRow` with `rows` as the data that follows it. */
-export type InsertWithRows = (client: ClickHouseClient, statement: string, rows: Uint8Array, settings: InsertSettings | undefined) => Promise<void>;
+/** Sends encoded JSONEachRow `rows` (their columns in order) into `table`. */
+export type InsertWithRows = (
+  client: ClickHouseClient,
+  target: { table: string; columns: readonly string[] },
+  rows: Uint8Array,
+  settings: InsertSettings | undefined,
+) => Promise<void>;
 
 /**
- * The rows written after the statement, in the request body: what a client without streamed
- * insert bodies can send (client-web's `exec` drops its `values`). Costs the rows' text as a
- * string; the Node client streams them instead (see connectNodeClickHouse). Not SQL built from
- * values: the statement names a table from a closed map, and what follows it is the FORMAT's
- * data section, JSON-encoded rows that the engine's JSON parser reads (a value cannot end it).
+ * The rows read back into objects and sent through the client's own insert: what a client
+ * without streamed insert bodies can do (client-web's `exec` drops its `values`). Costs a parse
+ * per row; the Node client streams the encoded rows instead (see connectNodeClickHouse).
  */
-export const rowsAfterStatement: InsertWithRows = async (client, statement, rows, settings) => {
-  await client.command({ query: `${statement}\n${new TextDecoder().decode(rows)}`, clickhouse_settings: settings });
+export const rowsAsObjects: InsertWithRows = async (client, target, rows, settings) => {
+  const values = new TextDecoder()
+    .decode(rows)
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  await client.insert({ table: target.table, values, columns: [...target.columns] as [string, ...string[]], format: 'JSONEachRow', clickhouse_settings: settings });
 };
 
 /**
@@ -123,7 +131,8 @@ export function serverRowStore(client: ClickHouseClient, insertWithRows: InsertW
         return;
       }
       if (rows.format !== 'JSONEachRow') throw new Error(`a ClickHouse server takes encoded rows as JSONEachRow, not ${rows.format}`);
-      await insertWithRows(client, `${insertInto(table, rows.columns)} FORMAT JSONEachRow`, rows.bytesWithConstants(), clickhouse_settings);
+      const columns = rows.constants ? [...new Set([...rows.columns, ...Object.keys(rows.constants)])] : rows.columns;
+      await insertWithRows(client, { table, columns }, rows.bytesWithConstants(), clickhouse_settings);
     },
     ping: pingOf(client),
   };

@@ -6,7 +6,7 @@ import { createApp } from '../app.js';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { clickhouseSettings } from '../adapters/clickhouse.js';
 import { systemClock } from '../adapters/clock.js';
-import { rowsAfterStatement, serverRowStore } from '../adapters/row-store.js';
+import { rowsAsObjects, serverRowStore } from '../adapters/row-store.js';
 import { parseConfig, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { consumeEvents, keepDeadLetters, queueSink, type EventsMessage } from '../ingest/queue-sink.js';
@@ -56,7 +56,7 @@ function isolateFor(env: WorkerEnv): Isolate {
   }) as unknown as ClickHouseClient;
   // Email through a JSON email API (EMAIL_API_URL, EMAIL_API_KEY); without it the email routes answer 409.
   const mailer = config.EMAIL_API_URL ? httpMailer({ url: config.EMAIL_API_URL, apiKey: config.EMAIL_API_KEY, from: config.SMTP_FROM }) : undefined;
-  const deps: Deps = { config, redis, clickhouse, rowStore: serverRowStore(clickhouse, rowsAfterStatement), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
+  const deps: Deps = { config, redis, clickhouse, rowStore: serverRowStore(clickhouse, rowsAsObjects), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
   isolate = { fingerprint, deps, app: createApp(deps) };
   return isolate;
 }

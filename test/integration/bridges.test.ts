@@ -6,7 +6,7 @@ import { startUpstashBridge } from '../../scripts/bridges/upstash-rest.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
 import { clickhouseSettings, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
 import { connectNodeClickHouse } from '../../src/adapters/node-clickhouse.js';
-import { rowsAfterStatement, serverRowStore } from '../../src/adapters/row-store.js';
+import { rowsAsObjects, serverRowStore } from '../../src/adapters/row-store.js';
 import { insertLines, rowLine } from '../../src/ingest/insert.js';
 
 let h: Harness;
@@ -51,7 +51,7 @@ describe('the server row store over HTTP (CLICKHOUSE_URL)', () => {
     },
     'client-web': async () => {
       const web = createWebClient({ url: ch.url, clickhouse_settings: clickhouseSettings });
-      return { rowStore: serverRowStore(web as unknown as ClickHouseClient, rowsAfterStatement), close: () => web.close() };
+      return { rowStore: serverRowStore(web as unknown as ClickHouseClient, rowsAsObjects), close: () => web.close() };
     },
   };
   for (const [label, connect] of Object.entries(transports)) {
