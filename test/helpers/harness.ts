@@ -84,6 +84,9 @@ export async function createHarness(
   // getConnInfo reads it), so per-address limits (share API, sign-ins, ingest) of one test file are
   // not used up by another's.
   const inProcessPeer = { incoming: { socket: { remoteAddress: `127.${randomOctet()}.${randomOctet()}.${randomOctet()}` } } };
+  // Tests that call app.request themselves get the same address.
+  const request = app.request;
+  app.request = ((input, init, env, ctx) => request(input, init, env ?? inProcessPeer, ctx)) as typeof app.request;
   const call: Harness['call'] = (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.token) headers.Authorization = `Bearer ${o.token}`;
@@ -92,7 +95,7 @@ export async function createHarness(
       body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
       headers['Content-Type'] ??= 'application/json';
     }
-    return Promise.resolve(app.request(path, { method, headers, body }, inProcessPeer));
+    return Promise.resolve(app.request(path, { method, headers, body }));
   };
   return {
     app,
