@@ -6,7 +6,7 @@ import type { RowStore } from '../../src/adapters/row-store.js';
 import { BufferFullError, createBatcher } from '../../src/ingest/batcher.js';
 import { RowBuffer } from '../../src/ingest/insert.js';
 import { fileJournal, type BatchJournal } from '../../src/ingest/journal.js';
-import { closeHarness, createHarness, listenAsNode, unique, type Harness } from '../helpers/harness.js';
+import { closeHarness, countEvents, createHarness, listenAsNode, unique, type Harness } from '../helpers/harness.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 /**
@@ -27,10 +27,7 @@ afterAll(async () => {
   dirs.removeAll();
 });
 
-const count = async (projectId: string) => {
-  const rs = await h.deps.clickhouse.query({ query: 'SELECT count() AS n FROM events WHERE project_id = {id:String}', query_params: { id: projectId }, format: 'JSONEachRow' });
-  return Number((await rs.json<{ n: string }>())[0].n);
-};
+const count = (projectId: string) => countEvents(h, projectId);
 const row = (projectId: string, i: number) => ({
   project_id: projectId,
   ts: '2025-04-01 10:00:00.000',

@@ -176,10 +176,8 @@ describe('POST /api/event with poison text, then ordinary events', TEST_TIMEOUT,
     expect(batcherLogs.filter((l) => /failed/.test(l))).toEqual([]);
   }
 
-  it('through the Hono app (the Workers route): every poison event stored as valid text, every ordinary event counted', async () => {
-    const p = await project('poison-hono');
-    const post = async (body: BodyInit, ua = CHROME) =>
-      h.app.request('/api/event', { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': ua, 'x-forwarded-for': freshIp() }, body });
+  /** Every poison event, a raw-bytes body and a crawler through `post`, then NORMAL ordinary events; checks what was stored. */
+  const sendPoisonThenOrdinary = async (p: Awaited<ReturnType<typeof project>>, post: (body: BodyInit, ua?: string) => Promise<Response>) => {
     for (const e of poisonEvents(p.id, p.domain)) {
       const res = await post(JSON.stringify(e));
       expect([res.status, res.headers.get('x-sightline-dropped')]).toEqual([202, null]);
@@ -193,6 +191,13 @@ describe('POST /api/event with poison text, then ordinary events', TEST_TIMEOUT,
     );
     expect(answers.filter((s) => s === 202)).toHaveLength(NORMAL);
     await checkStored(p);
+  };
+
+  it('through the Hono app (the Workers route): every poison event stored as valid text, every ordinary event counted', async () => {
+    const p = await project('poison-hono');
+    const post = async (body: BodyInit, ua = CHROME) =>
+      h.app.request('/api/event', { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': ua, 'x-forwarded-for': freshIp() }, body });
+    await sendPoisonThenOrdinary(p, post);
   });
 
   it('through the Node fast path (npm start): the same', async () => {
@@ -202,19 +207,7 @@ describe('POST /api/event with poison text, then ordinary events', TEST_TIMEOUT,
       await res.arrayBuffer();
       return res;
     };
-    for (const e of poisonEvents(p.id, p.domain)) {
-      const res = await post(JSON.stringify(e));
-      expect([res.status, res.headers.get('x-sightline-dropped')]).toEqual([202, null]);
-    }
-    const raw = await post(rawBody(p.id, p.domain));
-    expect([raw.status, raw.headers.get('x-sightline-dropped')]).toEqual([202, null]);
-    const bot = await post(JSON.stringify({ site: p.id, kind: 'pageview', url: `https://${p.domain}/crawled` }), GOOGLEBOT.replace(' +', '\t+'));
-    expect([bot.status, bot.headers.get('x-sightline-dropped')]).toEqual([202, 'bot']);
-    const answers = await Promise.all(
-      Array.from({ length: NORMAL }, (_, j) => post(JSON.stringify({ site: p.id, kind: 'pageview', url: `https://${p.domain}/normal/${j}` })).then((r) => r.status)),
-    );
-    expect(answers.filter((s) => s === 202)).toHaveLength(NORMAL);
-    await checkStored(p);
+    await sendPoisonThenOrdinary(p, post);
   });
 });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
 import type { RunningBridge } from '../../scripts/bridges/listen.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
-import { closeHarness, createHarness, TEST_REDIS_URL, type Harness } from '../helpers/harness.js';
+import { closeHarness, countEvents, createHarness, TEST_REDIS_URL, type Harness } from '../helpers/harness.js';
 import { freePort } from '../helpers/node-server.js';
 
 // The Node server (src/entry/node.ts, as `npm start` runs it) against a ClickHouse HTTP endpoint
@@ -63,10 +63,7 @@ describe('SIGTERM while ClickHouse hangs or refuses', () => {
         expect(res.status).toBe(202);
       }
     };
-    const stored = async () => {
-      const rs = await h.deps.clickhouse.query({ query: 'SELECT count() AS n FROM events WHERE project_id = {id:String}', query_params: { id: site }, format: 'JSONEachRow' });
-      return Number((await rs.json<{ n: string }>())[0].n);
-    };
+    const stored = () => countEvents(h, site);
     const terminate = async (child: ChildProcess) => {
       const started = Date.now();
       child.kill('SIGTERM');

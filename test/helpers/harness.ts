@@ -117,6 +117,12 @@ export async function createHarness(
   };
 }
 
+/** Rows of `projectId` in the events table: what tests of the write path count exactly. */
+export async function countEvents(h: Pick<Harness, 'deps'>, projectId: string): Promise<number> {
+  const rs = await h.deps.clickhouse.query({ query: 'SELECT count() AS n FROM events WHERE project_id = {id:String}', query_params: { id: projectId }, format: 'JSONEachRow' });
+  return Number((await rs.json<{ n: string }>())[0].n);
+}
+
 /** Closes the shared runtime and removes its data directory; call in afterAll. */
 export async function closeHarness(): Promise<void> {
   for (const close of extraClosers.splice(0)) await close();

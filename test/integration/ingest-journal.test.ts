@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBatcher } from '../../src/ingest/batcher.js';
 import { insertLines, RowBuffer } from '../../src/ingest/insert.js';
 import { fileJournal, type BatchJournal } from '../../src/ingest/journal.js';
-import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
+import { closeHarness, countEvents, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
 import { freePort, startNodeServer } from '../helpers/node-server.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
@@ -21,10 +21,7 @@ afterAll(async () => {
   dirs.removeAll();
 });
 
-const count = async (projectId: string) => {
-  const rs = await h.deps.clickhouse.query({ query: 'SELECT count() AS n FROM events WHERE project_id = {id:String}', query_params: { id: projectId }, format: 'JSONEachRow' });
-  return Number((await rs.json<{ n: string }>())[0].n);
-};
+const count = (projectId: string) => countEvents(h, projectId);
 const row = (projectId: string, i: number) => ({ project_id: projectId, ts: '2025-04-01 10:00:00.000', kind: 'pageview', visitor_id: String(i + 1), session_id: '1', hostname: 'j.example', path: `/p${i % 7}` });
 
 describe('the ingest journal', () => {
