@@ -1,0 +1,176 @@
+import { periodParams } from '../reports/query.js';
+import type { ResolvedPeriod } from '../reports/periods.js';
+import { RAW_WINDOW } from '../reports/sql/window.js';
+import { Binder } from './binder.js';
+import { COUNTED_KINDS, eventDimensionSql, isTimeDimension, isVisitDimension, visitAttributeColumns, visitColumn } from './dimensions.js';
+import { filterCondition } from './filters.js';
+import type { Dimension, Filter, Metric, OrderDirection, TimeDimension, VisitDimension } from './question.js';
+
+/** What the planner needs of a question: its range already resolved, its order already settled. */
+export interface PlanInput {
+  projectId: string;
+  period: ResolvedPeriod;
+  metrics: readonly Metric[];
+  dimensions: readonly Dimension[];
+  filters: readonly Filter[];
+  /** Alias order: each a metric or a dimension of the question. */
+  orderBy: readonly (readonly [Metric | Dimension, OrderDirection])[];
+  limit: number;
+  offset: number;
+  /** Keep only rows whose first dimension is one of these (a comparison of ranked rows). */
+  onlyFirst?: readonly string[];
+}
+
+/** A planned query: SQL text with `{name:Type}` placeholders, their values, and the result columns. */
+export interface Plan {
+  sql: string;
+  params: Record<string, unknown>;
+  /** Result column of each dimension, in question order (`d0`, `d1`, …). */
+  dimensionColumns: string[];
+}
+
+const PAGEVIEW = "kind = 'pageview'";
+const CUSTOM = "kind IN ('custom', 'transaction')";
+
+/**
+ * Each metric over rows that are one visit each (or one visit within one group of event-level
+ * dimensions): `k_*` count the visit's kept events, `v_*` describe the whole visit. Closed table.
+ */
+const METRIC_SQL: Readonly<Record<Metric, string>> = {
+  pageviews: 'sum(k_pageviews)',
+  events: 'sum(k_events)',
+  visitors: 'uniqExact(visitor)',
+  sessions: 'count()',
+  bounceRate: 'countIf(v_pageviews = 1 AND v_events = 0) / nullIf(countIf(v_pageviews > 0), 0)',
+  viewsPerVisit: 'sum(v_pageviews) / nullIf(countIf(v_pageviews > 0), 0)',
+  avgDurationSeconds: 'sumIf(v_duration, v_leaves > 0) / nullIf(countIf(v_leaves > 0), 0) / 1000',
+};
+const VISIT_METRICS: readonly Metric[] = ['bounceRate', 'viewsPerVisit', 'avgDurationSeconds'];
+const VISIT_TOTALS = [
+  `countIf(${PAGEVIEW}) AS v_pageviews`,
+  `countIf(${CUSTOM}) AS v_events`,
+  "sumIf(toUInt64(duration_ms), kind = 'leave') AS v_duration",
+  "countIf(kind = 'leave') AS v_leaves",
+];
+
+/**
+ * Bucket key of a time dimension over `ts`: the start of the zone's clock hour in epoch seconds
+ * (an event stamped exactly at now, on the hour, joins the last hour, as in `24h`), the local
+ * date, the local month's first day.
+ */
+const hourStart = (instant: string) => `toUnixTimestamp(toStartOfHour(toTimeZone(${instant}, {tz:String})))`;
+const TIME_KEY: Readonly<Record<TimeDimension, string>> = {
+  'time:hour': `toString(least(${hourStart('ts')}, ${hourStart("{to:DateTime64(3, 'UTC')} - toIntervalMillisecond(2)")}))`,
+  'time:day': "toString(toDate(ts, {tz:String}))",
+  'time:month': "formatDateTime(toStartOfMonth(toDate(ts, {tz:String})), '%Y-%m-01')",
+};
+
+const and = (conditions: readonly string[]) => (conditions.length ? conditions.join(' AND ') : '1');
+
+/**
+ * Builds the one query that answers a question from raw events (README "Analysis"):
+ * - a visit is its events in the range grouped by session_id; visit-level dimensions and filters
+ *   read its attributes (first counted event, entry/exit pageview), bounce rate, views per visit
+ *   and duration read its totals;
+ * - event-level filters keep events; pageviews/events count kept events, visitors and sessions
+ *   those with a kept event, visit metrics the whole visits holding one;
+ * - without event-level dimensions one pass groups by visit (no join); with them, kept events are
+ *   grouped by (dimensions, visit) and joined to their visits only when a visit column is needed.
+ */
+export function planQuestion(q: PlanInput): Plan {
+  const binder = new Binder(periodParams(q.projectId, q.period, { daily: false }));
+  const eventFilters: string[] = [];
+  const visitFilters: string[] = [];
+  const visitDims = new Set<VisitDimension>();
+  for (const f of q.filters) {
+    if (isVisitDimension(f.dimension)) {
+      visitDims.add(f.dimension);
+      visitFilters.push(filterCondition(f, visitColumn(f.dimension), binder));
+    } else {
+      eventFilters.push(filterCondition(f, eventDimensionSql(f.dimension, binder), binder));
+    }
+  }
+  const dimensionColumns = q.dimensions.map((_, i) => `d${i}`);
+  const eventDims: { column: string; sql: string }[] = [];
+  const groupedVisitDims: { column: string; dim: VisitDimension }[] = [];
+  q.dimensions.forEach((d, i) => {
+    const column = dimensionColumns[i]!;
+    if (isVisitDimension(d)) {
+      visitDims.add(d);
+      groupedVisitDims.push({ column, dim: d });
+    } else if (isTimeDimension(d)) eventDims.push({ column, sql: TIME_KEY[d] });
+    else eventDims.push({ column, sql: eventDimensionSql(d, binder) });
+  });
+  // A row with an empty value (unknown country, no UTM, no such property) is left out of a grouping by it.
+  const nonEmptyVisitDims = groupedVisitDims.map((g) => `${visitColumn(g.dim)} != ''`);
+  const metrics = q.metrics.map((m) => `${METRIC_SQL[m]} AS ${m}`);
+  const needsVisitTotals = q.metrics.some((m) => VISIT_METRICS.includes(m));
+  const attributes = visitAttributeColumns(visitDims);
+  const outer = (from: string) => {
+    const select = [...groupedVisitDims.map((g) => `${visitColumn(g.dim)} AS ${g.column}`), ...eventDims.map((e) => e.column), ...metrics];
+    const only = q.onlyFirst ? `HAVING d0 IN ${binder.bind(q.onlyFirst, 'Array(String)')}` : '';
+    const groupBy = dimensionColumns.length ? `GROUP BY ${dimensionColumns.join(', ')}` : '';
+    const orderBy = q.orderBy.length ? `ORDER BY ${q.orderBy.map(([name, dir]) => `${alias(q, name)} ${dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ')}` : '';
+    const page = dimensionColumns.length ? `LIMIT ${binder.bind(q.limit, 'UInt32')} OFFSET ${binder.bind(q.offset, 'UInt32')}` : '';
+    return `SELECT ${select.join(', ')}\nFROM (${from})\n${groupBy}\n${only}\n${orderBy}\n${page}`;
+  };
+
+  if (eventDims.length === 0) {
+    const kept = and(eventFilters);
+    const perVisit = [
+      'session_id',
+      'any(visitor_id) AS visitor',
+      ...attributes,
+      ...VISIT_TOTALS,
+      `countIf(${PAGEVIEW} AND ${kept}) AS k_pageviews`,
+      `countIf(${CUSTOM} AND ${kept}) AS k_events`,
+      `countIf(${COUNTED_KINDS} AND ${kept}) AS k_kept`,
+    ];
+    const from = `SELECT ${perVisit.join(', ')} FROM events WHERE ${RAW_WINDOW} GROUP BY session_id HAVING ${and(['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims])}`;
+    return { sql: outer(from), params: binder.params, dimensionColumns };
+  }
+
+  const needsVisitColumns = groupedVisitDims.length > 0 || needsVisitTotals;
+  const visits = `SELECT session_id, ${[...attributes, ...VISIT_TOTALS].join(', ')} FROM events WHERE ${RAW_WINDOW} GROUP BY session_id HAVING ${and([...visitFilters, ...nonEmptyVisitDims])}`;
+  const keptWhere = [RAW_WINDOW, COUNTED_KINDS, ...eventFilters, ...eventDims.map((e) => `${e.column} != ''`)];
+  if (!needsVisitColumns && visitFilters.length) keptWhere.push(`session_id IN (SELECT session_id FROM (${visits}))`);
+  const keptPerVisit = `SELECT ${[
+    ...eventDims.map((e) => `${e.sql} AS ${e.column}`),
+    'session_id',
+    'any(visitor_id) AS visitor',
+    `countIf(${PAGEVIEW}) AS k_pageviews`,
+    `countIf(${CUSTOM}) AS k_events`,
+  ].join(', ')} FROM events WHERE ${and(keptWhere)} GROUP BY ${[...eventDims.map((e) => e.column), 'session_id'].join(', ')}`;
+  const from = needsVisitColumns ? `SELECT * FROM (${keptPerVisit}) AS k INNER JOIN (${visits}) AS v USING (session_id)` : keptPerVisit;
+  return { sql: outer(from), params: binder.params, dimensionColumns };
+}
+
+/**
+ * A condition over `events` rows that keeps the events a question's filters keep, for reports
+ * that read raw events with their own SQL: event-level filters on the row itself, visit-level
+ * ones through the visits (sessions in `[from, to)`) whose attributes match. Binds `from`/`to`
+ * and `projectId` as RAW_WINDOW does; '1' without filters.
+ */
+export function keptEventsCondition(filters: readonly Filter[], binder: Binder): string {
+  const conditions: string[] = [];
+  const visitDims = new Set<VisitDimension>();
+  const visitFilters: string[] = [];
+  for (const f of filters) {
+    if (isVisitDimension(f.dimension)) {
+      visitDims.add(f.dimension);
+      visitFilters.push(filterCondition(f, visitColumn(f.dimension), binder));
+    } else conditions.push(filterCondition(f, eventDimensionSql(f.dimension, binder), binder));
+  }
+  if (visitFilters.length) {
+    conditions.push(`session_id IN (SELECT session_id FROM (SELECT session_id, ${visitAttributeColumns(visitDims).join(', ')} FROM events WHERE ${RAW_WINDOW} GROUP BY session_id HAVING ${and(visitFilters)}))`);
+  }
+  return and(conditions);
+}
+
+/** The result column an order entry names: a metric's own alias, or its dimension's `dN`. */
+function alias(q: PlanInput, name: Metric | Dimension): string {
+  const i = q.dimensions.indexOf(name as Dimension);
+  if (i >= 0) return `d${i}`;
+  if ((q.metrics as readonly string[]).includes(name)) return name;
+  throw new Error(`order by names neither a metric nor a dimension of the question: ${name}`);
+}

@@ -1,0 +1,66 @@
+import type { Deps } from '../deps.js';
+import type { ResolvedPeriod } from '../reports/periods.js';
+import { isTimeDimension } from './dimensions.js';
+import { planQuestion, type PlanInput } from './plan.js';
+import type { Dimension, Filter, Metric, OrderDirection } from './question.js';
+
+/** A question whose range is resolved: what routes, presets and tools hand the pipeline. */
+export interface Question {
+  metrics: readonly Metric[];
+  dimensions: readonly Dimension[];
+  filters: readonly Filter[];
+  /** Defaults: time dimensions ascending, then the first metric descending, then the other dimensions ascending. */
+  orderBy?: readonly (readonly [Metric | Dimension, OrderDirection])[];
+  limit?: number;
+  offset?: number;
+  /** Keep only rows whose first dimension is one of these. */
+  onlyFirst?: readonly string[];
+}
+
+/** One answer row: each dimension's value and each metric (rates are null when undefined). */
+export type AnswerRow = Record<string, string | number | null>;
+
+/** Rows a question answers when it names no `limit`. */
+export const DEFAULT_LIMIT = 10_000;
+
+/** The order a question gets when it names none: time first, then ranked by the first metric, ties by value. */
+export function defaultOrder(q: Pick<Question, 'metrics' | 'dimensions'>): [Metric | Dimension, OrderDirection][] {
+  const time = q.dimensions.filter(isTimeDimension);
+  const rest = q.dimensions.filter((d) => !isTimeDimension(d));
+  return [...time.map((d): [Dimension, OrderDirection] => [d, 'asc']), [q.metrics[0]!, 'desc'], ...rest.map((d): [Dimension, OrderDirection] => [d, 'asc'])];
+}
+
+/** A time dimension's key as the answer shows it: hour → ISO instant; day and month keys are local dates already. */
+function dimensionValue(d: Dimension, key: unknown): string {
+  const text = String(key ?? '');
+  return d === 'time:hour' ? new Date(Number(text) * 1000).toISOString() : text;
+}
+
+const metricValue = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/**
+ * Runs a question over the raw events of `projectId` in `period` and shapes its rows: dimension
+ * values keyed by dimension name, metrics keyed by metric name.
+ */
+export async function runQuestion(deps: Pick<Deps, 'clickhouse'>, projectId: string, period: ResolvedPeriod, q: Question): Promise<AnswerRow[]> {
+  const input: PlanInput = {
+    projectId,
+    period,
+    metrics: q.metrics,
+    dimensions: q.dimensions,
+    filters: q.filters,
+    orderBy: q.orderBy ?? defaultOrder(q),
+    limit: q.limit ?? DEFAULT_LIMIT,
+    offset: q.offset ?? 0,
+    ...(q.onlyFirst ? { onlyFirst: q.onlyFirst } : {}),
+  };
+  const plan = planQuestion(input);
+  const result = await deps.clickhouse.query({ query: plan.sql, query_params: plan.params, format: 'JSONEachRow' });
+  const raw = await result.json<Record<string, unknown>>();
+  return raw.map((r) => {
+    const row: AnswerRow = {};
+    q.dimensions.forEach((d, i) => (row[d] = dimensionValue(d, r[plan.dimensionColumns[i]!])));
+    for (const m of q.metrics) row[m] = metricValue(r[m]);
+    return row;
+  });
+}
