@@ -156,8 +156,8 @@ export function filterCondition(f: Filter, target: string, binder: Binder): stri
   const exact = f.values.filter((x) => !wildcard(x));
   const parts = exact.length ? [`${target} IN ${binder.bind(exact, 'Array(String)')}`] : [];
   for (const pattern of f.values.filter(wildcard)) parts.push(`${target} LIKE ${binder.bind(likePattern(pattern), 'String')}`);
-  const anyOf = parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
-  return f.op === 'is' ? anyOf : `NOT ${anyOf}`;
+  if (f.op === 'is_not') return `NOT (${parts.join(' OR ')})`;
+  return parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
 }
 
 /** `[op, dimension, values]`, the filter form of `POST query` bodies; gives a Filter. Same limits and messages as parseFilters. */

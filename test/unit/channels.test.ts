@@ -65,6 +65,9 @@ describe('channelOf', () => {
     expect(channelOf('googlefoo.com', '', '', '')).toBe('Referral');
     expect(channelOf('notfacebook.com', '', '', '')).toBe('Referral');
     expect(channelOf('images.google.de', '', '', '')).toBe('Referral');
+    expect(channelOf('bingxcom', '', '', '')).toBe('Referral');
+    expect(channelOf('search-brave.com', '', '', '')).toBe('Referral');
+    expect(channelOf('google.c', '', '', '')).toBe('Referral');
   });
 
   it('only answers channels of CHANNELS', () => {

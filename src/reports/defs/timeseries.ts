@@ -14,7 +14,7 @@ const Point = v.object({
 /** Answer of `timeseries`: one point per bucket of the period. */
 export const TimeseriesResponse = v.object({
   ...PeriodEntries,
-  granularity: v.pipe(v.picklist(['hour', 'day']), v.description('hour for 24h, day otherwise')),
+  granularity: v.pipe(v.picklist(['hour', 'day', 'month']), v.description('hour for 24h, day otherwise')),
   data: v.array(Point),
 });
 type Timeseries = v.InferOutput<typeof TimeseriesResponse>;
