@@ -2,7 +2,7 @@ import { periodParams } from '../reports/query.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
 import { RAW_WINDOW } from '../reports/sql/window.js';
 import { Binder } from './binder.js';
-import { COUNTED_KINDS, eventDimensionSql, isTimeDimension, isVisitDimension, visitAttributeColumns, visitColumn } from './dimensions.js';
+import { COUNTED_KINDS, eventDimensionSql, isTimeDimension, isVisitDimension, visitAttributeColumns, visitChannelColumn, visitColumn } from './dimensions.js';
 import { filterCondition } from './filters.js';
 import type { Dimension, Filter, Metric, OrderDirection, TimeDimension, VisitDimension } from './question.js';
 
@@ -74,6 +74,16 @@ const visitEvents = (withLeaves: boolean) => `${RAW_WINDOW} AND ${withLeaves ? "
 const and = (conditions: readonly string[]) => (conditions.length ? conditions.join(' AND ') : '1');
 
 /**
+ * Events of `where` grouped into visits with `columns`, the channel (when `needed` has it)
+ * selected over them, and the visits kept where `conditions` hold.
+ */
+function groupedVisits(columns: readonly string[], where: string, conditions: readonly string[], needed: ReadonlySet<VisitDimension>): string {
+  const grouped = `SELECT ${columns.join(', ')} FROM events WHERE ${where} GROUP BY session_id`;
+  const channel = visitChannelColumn(needed);
+  return `SELECT *${channel ? `, ${channel}` : ''} FROM (${grouped}) WHERE ${and(conditions)}`;
+}
+
+/**
  * Builds the one query that answers a question from raw events (README "Analysis"):
  * - a visit is its events in the range grouped by session_id; visit-level dimensions and filters
  *   read its attributes (first counted event, entry/exit pageview), bounce rate, views per visit
@@ -133,12 +143,12 @@ export function planQuestion(q: PlanInput): Plan {
       `countIf(${CUSTOM} AND ${kept}) AS k_events`,
       `countIf(${COUNTED_KINDS} AND ${kept}) AS k_kept`,
     ];
-    const from = `SELECT ${perVisit.join(', ')} FROM events WHERE ${readFrom} GROUP BY session_id HAVING ${and(['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims])}`;
+    const from = groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims], visitDims);
     return { sql: outer(from), params: binder.params, dimensionColumns };
   }
 
   const needsVisitColumns = groupedVisitDims.length > 0 || needsVisitTotals;
-  const visits = `SELECT session_id, ${[...attributes, ...VISIT_TOTALS].join(', ')} FROM events WHERE ${readFrom} GROUP BY session_id HAVING ${and([...visitFilters, ...nonEmptyVisitDims])}`;
+  const visits = groupedVisits(['session_id', ...attributes, ...VISIT_TOTALS], readFrom, [...visitFilters, ...nonEmptyVisitDims], visitDims);
   const keptWhere = [RAW_WINDOW, COUNTED_KINDS, ...eventFilters, ...eventDims.map((e) => `${e.column} != ''`)];
   if (!needsVisitColumns && visitFilters.length) keptWhere.push(`session_id IN (SELECT session_id FROM (${visits}))`);
   const keptPerVisit = `SELECT ${[
@@ -169,7 +179,7 @@ export function keptEventsCondition(filters: readonly Filter[], binder: Binder):
     } else conditions.push(filterCondition(f, eventDimensionSql(f.dimension, binder), binder));
   }
   if (visitFilters.length) {
-    conditions.push(`session_id IN (SELECT session_id FROM (SELECT session_id, ${visitAttributeColumns(visitDims).join(', ')} FROM events WHERE ${visitEvents(false)} GROUP BY session_id HAVING ${and(visitFilters)}))`);
+    conditions.push(`session_id IN (SELECT session_id FROM (${groupedVisits(['session_id', ...visitAttributeColumns(visitDims)], visitEvents(false), visitFilters, visitDims)}))`);
   }
   return and(conditions);
 }

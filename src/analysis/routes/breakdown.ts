@@ -5,7 +5,7 @@ import { PeriodEntries } from '../../reports/shape.js';
 import { runQuestion, type AnswerRow } from '../run.js';
 import type { FilterDimension, Metric } from '../question.js';
 import { defineEndpoint, type AnalysisContext } from './endpoint.js';
-import { dimensionParam, filtersParam, metricsParam, offsetParam } from './params.js';
+import { dimensionParam, filtersParam, MESSAGES, metricsParam, offsetParam } from './params.js';
 import { rangeBounds, resolveRanges } from './range.js';
 
 const { interval: _interval, ...rangeFields } = rangeEntries();
@@ -19,7 +19,9 @@ export const BreakdownQuery = withRangeChecks(
     limit: limitParam(1000, 10),
     offset: offsetParam(),
     ...rangeFields,
-  }),
+  },
+  // The object's message is what a missing key gets, and `dimension` is the one required key.
+  MESSAGES.dimension),
 );
 export type BreakdownInput = v.InferOutput<typeof BreakdownQuery>;
 

@@ -36,7 +36,7 @@ const integer = (min: number, max: number, message: string, fallback: number) =>
 /** `POST query` body: a question (README "Analysis") as JSON. */
 export const QueryBody = v.pipe(
   withRangeChecks(
-    v.strictObject(
+    v.objectWithRest(
       {
         metrics: v.pipe(v.array(v.picklist(METRICS, QUERY_MESSAGES.metrics), QUERY_MESSAGES.metrics), v.minLength(1, QUERY_MESSAGES.metrics), v.check(unique, QUERY_MESSAGES.metrics)),
         dimensions: v.optional(
@@ -54,7 +54,10 @@ export const QueryBody = v.pipe(
         limit: integer(1, QUERY_LIMIT_MAX, QUERY_MESSAGES.limit, QUERY_LIMIT_DEFAULT),
         offset: integer(0, OFFSET_MAX, QUERY_MESSAGES.offset, 0),
       },
-      QUERY_MESSAGES.unknownField,
+      // Any other key is a mistake worth naming (a typo would otherwise be ignored silently).
+      v.never(QUERY_MESSAGES.unknownField),
+      // The object's message is what a missing key gets, and `metrics` is the one required key.
+      QUERY_MESSAGES.metrics,
     ),
   ),
   v.forward(
