@@ -34,7 +34,8 @@ export function reportCall(def: ReportDefinition, pathNames: readonly string[]):
     if (!d.ok) return toolError(d.error);
     const query = asQuery(d.rest);
     if (typeof query === 'string') return toolError(query);
-    const path: Record<string, string> = {};
+    // The path parameters as the route validates them (`domain` included).
+    const path: Record<string, string> = { domain: d.domain };
     for (const name of pathNames) {
       if (name === 'domain') continue;
       const value = query[name]?.trim();
