@@ -13,13 +13,20 @@ export const MESSAGES = {
 } as const;
 
 /** `dimension` of a GET route: any filter dimension (prop:<key> included). */
-export const dimensionParam = () => v.pipe(v.string(MESSAGES.dimension), v.check(isFilterDimension, MESSAGES.dimension), v.transform((d) => d as FilterDimension));
+export const dimensionParam = () =>
+  v.pipe(
+    v.string(MESSAGES.dimension),
+    v.description(`What to break down by: ${DIMENSION_NAMES.join(', ')}`),
+    v.check(isFilterDimension, MESSAGES.dimension),
+    v.transform((d) => d as FilterDimension),
+  );
 
 /** `metrics=visitors,pageviews`: known metrics, each once, default `visitors`. */
 export const metricsParam = () =>
   v.optional(
     v.pipe(
       v.string(MESSAGES.metrics),
+      v.description(`Comma-separated, the first ranks the rows: ${METRICS.join(', ')}`),
       v.transform((text) => text.split(',')),
       v.check((names) => names.every((n) => (METRICS as readonly string[]).includes(n)) && new Set(names).size === names.length, MESSAGES.metrics),
       v.transform((names) => names as Metric[]),
@@ -30,7 +37,7 @@ export const metricsParam = () =>
 /** `offset` as text (query strings), an integer from 0 to OFFSET_MAX, default 0. */
 export const offsetParam = () =>
   v.optional(
-    v.pipe(v.string(MESSAGES.offset), v.regex(/^[0-9]{1,6}$/, MESSAGES.offset), v.transform(Number), v.maxValue(OFFSET_MAX, MESSAGES.offset)),
+    v.pipe(v.string(MESSAGES.offset), v.regex(/^[0-9]{1,6}$/, MESSAGES.offset), v.transform(Number), v.number(MESSAGES.offset), v.minValue(0, MESSAGES.offset), v.maxValue(OFFSET_MAX, MESSAGES.offset)),
     '0',
   );
 
@@ -39,6 +46,7 @@ export const filtersParam = () =>
   v.optional(
     v.pipe(
       v.string('filters must be text'),
+      v.description('Conditions separated by ;, each <dimension>==a|b, <dimension>!=a|b or <dimension>~=text'),
       v.rawTransform(({ dataset, addIssue, NEVER }) => {
         try {
           return parseFilters(dataset.value);
