@@ -345,6 +345,11 @@ describe('GET breakdown', () => {
     expect(status).toBe(200);
     const range = { from: Date.parse('2026-03-05T00:00:00Z'), to: Date.parse('2026-03-12T00:00:00Z') };
     expect(body.data).toEqual(ranked(reference(EVENTS, range, ['page'], ['visitors']), 'page', 'visitors'));
+
+    // All time starts on the day of the project's first event (the 4th).
+    const all = await get(api(site.domain, '/breakdown?dimension=page&metrics=pageviews&period=all'));
+    expect(all.body).toMatchObject({ period: 'all', from: '2026-03-04T00:00:00.000Z', to: new Date(NOW).toISOString() });
+    expect(all.body.data).toEqual(ranked(reference(EVENTS, { from: 0, to: NOW + 1 }, ['page'], ['pageviews']), 'page', 'pageviews'));
   });
 });
 
