@@ -4,6 +4,7 @@ import { parseFilters } from '../analysis/filters.js';
 import { keptEventsCondition } from '../analysis/plan.js';
 import type { Filter } from '../analysis/question.js';
 import type { PeriodKey } from './periods.js';
+import type { PlannedReport } from './planned.js';
 import { planSource, type Source } from './planner.js';
 import type { QueryParams } from './query.js';
 
@@ -55,4 +56,16 @@ export function keptEvents(filters: readonly Filter[], params: QueryParams): { k
   const binder = new Binder(params);
   const kept = keptEventsCondition(filters, binder);
   return { kept, params: binder.params };
+}
+
+/** `report` with a `run` that reads raw events for filtered requests (sourceFor), its `compute` unchanged. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any report's schemas and rows
+export function withFilteredSource<T extends PlannedReport<any, any, any>>(report: T): T {
+  return {
+    ...report,
+    run: (ctx, input) => {
+      const { period, filters } = input as { period: PeriodKey; filters?: Filter[] };
+      return report.compute(ctx, input, sourceFor(report.name, period, filters ?? []));
+    },
+  };
 }
