@@ -15,6 +15,7 @@ import type { QueryParams } from './query.js';
  */
 export const FiltersParam = v.pipe(
   v.optional(v.string('filters must be text'), ''),
+  v.description('Conditions that must all hold, `;`-separated: `<dimension>==a|b` (is one of), `!=` (none of), `~=` (contains, ignoring case); in page, entryPage and exitPage `*` matches any characters; `\\` escapes `;` `|` `\\`. Event-level dimensions (page, hostname, event, prop:<key>) keep matching events; the others keep every event of matching visits.'),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     try {
       return parseFilters(dataset.value);
@@ -23,7 +24,6 @@ export const FiltersParam = v.pipe(
       return NEVER;
     }
   }),
-  v.description('Conditions that must all hold, `;`-separated: `<dimension>==a|b` (is one of), `!=` (none of), `~=` (contains, ignoring case). Event-level dimensions (page, hostname, event, prop:<key>) keep matching events; the others keep every event of matching visits.'),
 );
 
 /** Spread into a report's query object: `v.object({ period, ...FiltersQuery })`. */
