@@ -34,6 +34,12 @@ export interface FiltersInput {
   filters: Filter[];
 }
 
+/**
+ * A run input's filters: none when absent, since callers that skip validation (the export's
+ * unfiltered sections, tests calling `run` or `compute`) pass only what they had before.
+ */
+export const filtersOf = (input: { filters?: readonly Filter[] }): readonly Filter[] => input.filters ?? [];
+
 /** Whether a report's query schema takes `filters` (the export asks before passing them on). */
 export function takesFilters(query: v.GenericSchema): boolean {
   const entries = (query as { entries?: Record<string, unknown> }).entries;
@@ -64,8 +70,8 @@ export function withFilteredSource<T extends PlannedReport<any, any, any>>(repor
   return {
     ...report,
     run: (ctx, input) => {
-      const { period, filters } = input as { period: PeriodKey; filters?: Filter[] };
-      return report.compute(ctx, input, sourceFor(report.name, period, filters ?? []));
+      const { period } = input as { period: PeriodKey };
+      return report.compute(ctx, input, sourceFor(report.name, period, filtersOf(input as { filters?: Filter[] })));
     },
   };
 }

@@ -4,7 +4,7 @@ import { pathPatternRegex } from '../../goals/patterns.js';
 import { GOAL_TYPES, goalStore, type Goal, type GoalType } from '../../goals/store.js';
 import { defineReport } from '../definition.js';
 import type { Filter } from '../../analysis/question.js';
-import { FiltersQuery, keptEvents } from '../filter-input.js';
+import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
 import { periodParam } from '../params.js';
 import { GOAL_BOT_PERIODS, type ResolvedPeriod } from '../periods.js';
 import { periodParams, queryOne, queryRows, rollupParams, type QueryParams } from '../query.js';
@@ -248,7 +248,7 @@ export const goalsReport = defineReport({
   response: GoalsResponse,
   async run(ctx, input): Promise<GoalsResult> {
     const period = resolveFor(ctx, input.period);
-    return { ...periodFields(period), goals: await measureGoals(ctx.deps, ctx.project.id, period, input.filters) };
+    return { ...periodFields(period), goals: await measureGoals(ctx.deps, ctx.project.id, period, filtersOf(input)) };
   },
   csv: {
     title: 'goals',

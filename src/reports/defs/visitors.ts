@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { ReportContext } from '../definition.js';
 import { defineReport } from '../definition.js';
-import { FiltersQuery, keptEvents } from '../filter-input.js';
+import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
 import { generalPeriod, limitParam } from '../params.js';
 import { periodParams, queryRows, type QueryParams } from '../query.js';
 import { toClickHouseDateTime, type ResolvedPeriod } from '../periods.js';
@@ -126,8 +126,9 @@ export const visitorsReport = defineReport({
   async run(ctx, input): Promise<Visitors> {
     const period = resolveFor(ctx, input.period);
     const params = periodParams(ctx.project.id, period);
-    if (input.filters.length > 0) {
-      const filtered = keptEvents(input.filters, params);
+    const filters = filtersOf(input);
+    if (filters.length > 0) {
+      const filtered = keptEvents(filters, params);
       const ids = (await queryRows(ctx.deps, filteredLatestVisitorIdsSql(filtered.kept), { ...filtered.params, limit: input.limit }, { visitor: 'string' })).map((r) => r.visitor);
       const rows = ids.length ? await queryRows(ctx.deps, filteredVisitorsByIdSql(filtered.kept), { ...filtered.params, ids }, VISITOR_SPEC) : [];
       return { ...periodFields(period), data: rows.map(visitorItem) };
