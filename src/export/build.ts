@@ -64,8 +64,7 @@ export function exportPreamble(ctx: ReportContext, input: ExportInput): string {
 
 /**
  * The whole export as CSV text chunks: the preamble (with a `# filters:` line when filtered) and
- * the overview section first, then one
- * chunk per section, each preceded by a blank line. Every section's query starts at once (the
+ * the overview section first, then one chunk per section, each preceded by a blank line. Every section's query starts at once (the
  * engine runs them side by side) and each chunk is yielded as soon as it and the ones before it
  * are ready, so a caller can stream it. Reusable outside HTTP (e.g. a scheduled export job).
  */
