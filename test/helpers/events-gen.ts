@@ -175,7 +175,7 @@ export const VISIT_EVENT_NAMES = ['signup', 'download', 'Purchase', 'cta_click']
 
 /**
  * Whole visits: 1–6 visitors with 1–3 sessions each, every session starting at a time from
- * `starts` and running 1–8 steps (pageviews mostly, custom events with props, transactions,
+ * `starts` (its first event then) and running 1–8 steps (pageviews mostly, custom events with props, transactions,
  * leaves with durations, vitals) a few ms to a few hours apart, so visits span period edges and
  * days. Timestamps within a session are distinct. Each event may drift from the session's
  * landing attributes (source, UTM, place, tech, host), so only the first counted event's values
@@ -207,7 +207,8 @@ export function visitsArb(starts: fc.Arbitrary<number>): fc.Arbitrary<GenEvent[]
   return fc.array(visitor, { minLength: 1, maxLength: 6 }).map((visitors) =>
     visitors.flatMap((sessions, vi) =>
       sessions.flatMap((s, si) => {
-        let ts = s.start;
+        // The first step at the start itself (which may be a period edge), each later one after its gap.
+        let ts = s.start - s.steps[0]!.gapMs;
         return s.steps.map((st): GenEvent => {
           ts += st.gapMs;
           const a = st.drift ?? s.landing;
