@@ -109,7 +109,7 @@ const ZONE_DAYS = [
   ['Asia/Kolkata', '2026-03-08'], ['Asia/Kolkata', '2026-11-01'],
   ['America/New_York', '2026-03-08'], ['America/New_York', '2026-11-01'],
   ['Asia/Kathmandu', '2026-03-08'], ['Asia/Kathmandu', '2026-11-01'],
-] as const;
+].map(([timeZone, day]) => ({ timeZone: timeZone!, day: day! }));
 
 interface Case {
   timeZone: string;
@@ -128,7 +128,7 @@ const caseArb = (key: PeriodKey): fc.Arbitrary<Case> =>
         { weight: 1, arbitrary: fc.integer({ min: -12, max: 36 }).map((hours) => hours * 3_600_000) },
       ),
     })
-    .chain(({ zoneDay: [timeZone, day], offsetMs }) => {
+    .chain(({ zoneDay: { timeZone, day }, offsetMs }) => {
       const now = Date.parse(`${day}T00:00:00Z`) + offsetMs;
       const p = resolvePeriod(key, timeZone, now);
       // Sessions start around the period and its buckets' edges; their later steps cross them.
