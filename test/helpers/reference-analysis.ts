@@ -57,7 +57,29 @@ const FIRST_EVENT_ATTRIBUTE: Readonly<Record<string, (e: GenEvent) => string>> =
   os: (e) => e.os,
   device: (e) => e.device,
 };
-const VISIT_LEVEL = new Set([...Object.keys(FIRST_EVENT_ATTRIBUTE), 'entryPage', 'exitPage']);
+const VISIT_LEVEL = new Set([...Object.keys(FIRST_EVENT_ATTRIBUTE), 'entryPage', 'exitPage', 'channel']);
+
+const SEARCH_SITES = new Set(['google', 'google.com', 'duckduckgo.com']);
+const SOCIAL_SITES = new Set(['facebook', 't.co', 'news.ycombinator.com']);
+const KNOWN_SOURCES = new Set([...SEARCH_SITES, ...SOCIAL_SITES, '(direct)', '', 'newsletter']);
+
+/**
+ * A visit's channel from its source and UTM values, GA4's default grouping reduced to the
+ * sources and media the generators use (it throws on any other source rather than guess): the
+ * campaign's source wins over the referrer; paid media (`cp…`, `ppc`, `paid…`) are Paid Search /
+ * Paid Social / Other; then social, search, email; an untagged source is Referral.
+ */
+export function channelFor(source: string, utmSource: string, utmMedium: string): string {
+  const s = (utmSource || source).toLowerCase();
+  const m = utmMedium.toLowerCase();
+  if (!KNOWN_SOURCES.has(s)) throw new Error(`reference channel: unknown source ${s}`);
+  if ((s === '(direct)' || s === '') && m === '') return 'Direct';
+  if (m.includes('cp') || m === 'ppc' || m.startsWith('paid')) return SEARCH_SITES.has(s) ? 'Paid Search' : SOCIAL_SITES.has(s) ? 'Paid Social' : 'Other';
+  if (SOCIAL_SITES.has(s) || m === 'social') return 'Organic Social';
+  if (SEARCH_SITES.has(s) || m === 'organic') return 'Organic Search';
+  if (m === 'email') return 'Email';
+  return m === '' ? 'Referral' : 'Other';
+}
 const WILDCARD_DIMENSIONS = new Set(['page', 'entryPage', 'exitPage']);
 
 function visitsOf(events: readonly GenEvent[], p: AnalysisPeriod): Map<number, Visit> {
@@ -80,6 +102,7 @@ function visitsOf(events: readonly GenEvent[], p: AnalysisPeriod): Map<number, V
     const views = v.events.filter((e) => e.kind === 'pageview');
     v.attributes.entryPage = views[0]?.path ?? '';
     v.attributes.exitPage = views.at(-1)?.path ?? '';
+    v.attributes.channel = channelFor(v.attributes.source!, v.attributes.utmSource!, v.attributes.utmMedium!);
   }
   return visits;
 }
