@@ -111,6 +111,17 @@ describe('visits sent as the tracker sends them, read through the analysis pipel
     ]);
   });
 
+  it('the channel is the visit’s: the campaign’s source and medium win over the search referrer', async () => {
+    const rows = await ask({ metrics: ['sessions', 'pageviews'], dimensions: ['channel', 'entryPage'], filters: [] });
+    expect(rows).toEqual([
+      { channel: 'Email', entryPage: '/pricing', sessions: 1, pageviews: 3 },
+      { channel: 'Organic Social', entryPage: '/', sessions: 1, pageviews: 1 },
+      { channel: 'Organic Social', entryPage: '/blog/post-2', sessions: 1, pageviews: 2 },
+    ]);
+    const direct = await ask({ metrics: ['pageviews'], dimensions: [], filters: [{ op: 'is', dimension: 'channel', values: ['Direct'] }] });
+    expect(direct).toEqual([{ pageviews: 0 }]);
+  });
+
   it('the UTM values of the landing URL are the visit’s', async () => {
     const rows = await ask({ metrics: ['sessions', 'pageviews'], dimensions: ['utmSource', 'utmMedium'], filters: [] });
     expect(rows).toEqual([{ utmSource: 'newsletter', utmMedium: 'email', sessions: 1, pageviews: 3 }]);
