@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS, type Dimension, type Filter, type FilterDimension, type Metric } from '../../src/analysis/question.js';
 import { runQuestion } from '../../src/analysis/run.js';
-import { unique } from '../helpers/harness.js';
 import { resolvePeriod, type PeriodKey } from '../../src/reports/periods.js';
 import {
   insertEvents,
@@ -16,7 +15,7 @@ import {
   VISIT_SOURCES,
   type GenEvent,
 } from '../helpers/events-gen.js';
-import { closeHarness, createHarness, type Harness } from '../helpers/harness.js';
+import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
 import { channelFor, refAnswer, type RefQuestion, type RefRow } from '../helpers/reference-analysis.js';
 
 let h: Harness;
