@@ -36,14 +36,6 @@ function dimensionValue(d: Dimension, key: unknown): string {
   return d === 'time:hour' ? new Date(Number(text) * 1000).toISOString() : text;
 }
 
-/**
- * Settings of every question's query. ClickHouse 26.7 (the embedded engine) rewrites
- * `match(x, …) OR match(y, …)` chains into multiMatchAny and then fails when the arguments are
- * aliases of aggregates, as a visit's channel is (its SQL ORs regex matches over the visit's
- * argMinIf columns): "Function node with name 'argMinIf' is not resolved as ordinary function".
- */
-const QUERY_SETTINGS = { optimize_or_like_chain: 0 } as const;
-
 const metricValue = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 /**
@@ -63,7 +55,7 @@ export async function runQuestion(deps: Pick<Deps, 'clickhouse'>, projectId: str
     ...(q.onlyFirst ? { onlyFirst: q.onlyFirst } : {}),
   };
   const plan = planQuestion(input);
-  const result = await deps.clickhouse.query({ query: plan.sql, query_params: plan.params, format: 'JSONEachRow', clickhouse_settings: QUERY_SETTINGS });
+  const result = await deps.clickhouse.query({ query: plan.sql, query_params: plan.params, format: 'JSONEachRow' });
   const raw = await result.json<Record<string, unknown>>();
   return raw.map((r) => {
     const row: AnswerRow = {};
