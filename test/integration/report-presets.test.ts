@@ -1,10 +1,12 @@
 import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { parseFilters } from '../../src/analysis/filters.js';
+import { resolvePeriod, type PeriodKey } from '../../src/reports/periods.js';
 import { findReport } from '../../src/reports/registry.js';
-import { insertEvents, makeEvent, type GenEvent } from '../helpers/events-gen.js';
+import { eventsArb, insertEvents, makeEvent, timesAround, type GenEvent } from '../helpers/events-gen.js';
 import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 
 const NOW = Date.parse('2026-05-20T15:30:00Z'); // a Wednesday
@@ -58,9 +60,9 @@ type Filter = { event?: (e: GenEvent) => boolean; visit?: (a: Attrs) => boolean 
 const COUNTED = new Set(['pageview', 'custom', 'transaction']);
 
 /** The visits of [from, now] that hold a kept event, with their attributes from the first counted event. */
-function keptVisits(from: number, now: number, f: Filter = {}): Kept[] {
+function keptVisits(from: number, now: number, f: Filter = {}, events: readonly GenEvent[] = EVENTS): Kept[] {
   const sessions = new Map<number, GenEvent[]>();
-  for (const e of EVENTS) if (e.ts >= from && e.ts <= now) sessions.set(e.session, [...(sessions.get(e.session) ?? []), e]);
+  for (const e of events) if (e.ts >= from && e.ts <= now) sessions.set(e.session, [...(sessions.get(e.session) ?? []), e]);
   const out: Kept[] = [];
   for (const [session, all] of sessions) {
     const counted = all.filter((e) => COUNTED.has(e.kind)).sort((a, b) => a.ts - b.ts);
@@ -90,7 +92,7 @@ function refStats(visits: Kept[]) {
   };
 }
 
-/** Kept pageviews and visitors per key (an event's or its visit's), empty keys left out, ranked by `rankBy` then key. */
+/** Kept pageviews and visitors per key (an event's or its visit's), empty keys left out, ranked by `rankBy` then key (`\u0000` joins parts). */
 function refGroups(visits: Kept[], key: (k: Kept, e: GenEvent) => string, rankBy: 'pageviews' | 'visitors') {
   const groups = new Map<string, { pageviews: number; visitors: Set<number> }>();
   for (const k of visits) {
@@ -252,6 +254,19 @@ describe('ranked lists with filters', () => {
     ]);
   });
 
+  it('countries: ties by country name, not by code (Germany before Switzerland, though CH < DE)', async () => {
+    const site = h.domain('ties');
+    const created = await h.call('POST', '/api/v1/projects', { token: alice.writeKey, body: { name: 'Ties', domain: site } });
+    await insertEvents(h.deps.rowStore, ((await created.json()) as { id: string }).id, [
+      makeEvent({ ts: at(1), visitor: 1, countryCode: 'CH', countryName: 'Switzerland', city: 'Zurich' }),
+      makeEvent({ ts: at(1), visitor: 2, ...DE_BERLIN }),
+    ]);
+    for (const query of ['period=7d&limit=1', `period=7d&limit=1&filters=${encodeURIComponent('page==/')}`]) {
+      const res = await h.call('GET', `/api/v1/projects/${site}/countries?${query}`, { token: alice.readKey });
+      expect((await res.json()).data, query).toEqual([{ country: 'Germany', country_code: 'DE', pageviews: 1, visitors: 1 }]);
+    }
+  });
+
   it('cities: ranked by visitors, ties by name', async () => {
     const body = await report('cities', `period=7d&filters=${encodeURIComponent('country==DE')}`);
     expect(body.data).toEqual([
@@ -392,4 +407,111 @@ describe('bad input and CSV', () => {
       ['bounce_rate', String(1 / 3)], ['views_per_visit', String(5 / 3)],
     ]);
   });
+});
+
+describe('filtered reports over generated events, in zones with DST, equal the independent computation', () => {
+  const ZONES = ['UTC', 'America/New_York', 'Europe/London', 'Asia/Kolkata', 'America/St_Johns', 'Pacific/Chatham'];
+  /** Filters and their meaning over the generated values (events-gen.ts). */
+  const FILTERS: [string, Filter][] = [
+    ['country==DE', inGermany],
+    ['page==/a|/b', { event: (e) => e.path === '/a' || e.path === '/b' }],
+    ['page==/blog/*', { event: (e) => e.path.startsWith('/blog/') }],
+    ['source!=(direct)', { visit: (a) => a.source !== '(direct)' }],
+    ['browser~=FIRE', { visit: (a) => a.browser.toLowerCase().includes('fire') }],
+    ['os==iOS;page!=/', { visit: (a) => a.os === 'iOS', event: (e) => e.path !== '/' }],
+  ];
+  const LIMIT = 4;
+
+  /** Local calendar date and clock-hour start of an instant, through Intl (not Temporal, unlike the app). */
+  const localDate = (ms: number, timeZone: string) =>
+    new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
+  const localHourStart = (ms: number, timeZone: string) => {
+    const parts = new Intl.DateTimeFormat('en-GB', { timeZone, minute: '2-digit', second: '2-digit' }).formatToParts(ms);
+    const part = (type: string) => Number(parts.find((x) => x.type === type)!.value);
+    return ms - part('minute') * 60_000 - part('second') * 1000 - (((ms % 1000) + 1000) % 1000);
+  };
+  const round = (body: unknown) => JSON.parse(JSON.stringify(body), (_k, x) => (typeof x === 'number' ? Math.round(x * 1e9) / 1e9 : x));
+  const rows = <T>(groups: ReturnType<typeof refGroups>, shape: (name: string, g: { pageviews: number; visitors: number }) => T) =>
+    groups.slice(0, LIMIT).map((g) => shape(g.name, g));
+
+  const scenario = (period: PeriodKey) =>
+    fc
+      .record({
+        timeZone: fc.constantFrom(...ZONES),
+        day: fc.constantFrom('2026-03-08', '2026-03-29', '2026-11-01', '2026-06-15'),
+        offsetMs: fc.integer({ min: -12 * HOUR, max: 36 * HOUR }),
+        filter: fc.constantFrom(...FILTERS),
+      })
+      .chain((s) => {
+        const now = Date.parse(`${s.day}T00:00:00Z`) + s.offsetMs;
+        const p = resolvePeriod(period, s.timeZone, now);
+        return eventsArb(timesAround(p.from, p.now, [p.from, ...p.buckets]), { maxLength: 40 }).map((generated) => {
+          // One event per session and instant: which of two simultaneous events opens a visit is not defined.
+          const seen = new Set<string>();
+          const events = generated.filter((e) => !seen.has(`${e.session}:${e.ts}`) && !!seen.add(`${e.session}:${e.ts}`));
+          return { ...s, period, now, events };
+        });
+      });
+
+  it.each(['24h', '7d', 'this_week'] as const)('period %s', async (period) => {
+    await fc.assert(
+      fc.asyncProperty(scenario(period), async ({ timeZone, now, events, filter: [text, filter] }) => {
+        clock.set(now);
+        try {
+          const site = h.domain('prop');
+          const created = await h.call('POST', '/api/v1/projects', { token: alice.writeKey, body: { name: 'Prop', domain: site, timeZone } });
+          await insertEvents(h.deps.rowStore, ((await created.json()) as { id: string }).id, events);
+          const p = resolvePeriod(period, timeZone, now);
+          const visits = keptVisits(p.from, p.now, filter, events);
+          const ask = async (name: string) => {
+            const res = await h.call('GET', `/api/v1/projects/${site}/${name}?period=${period}&limit=${LIMIT}&filters=${encodeURIComponent(text)}`, { token: alice.readKey });
+            const body = await res.json();
+            expect(res.status, `${name}: ${JSON.stringify(body)}`).toBe(200);
+            return body as any;
+          };
+
+          expect(round(numbers(await ask('stats'))), 'stats').toEqual(round(refStats(visits)));
+
+          const hourly = p.granularity === 'hour';
+          const lastHour = localHourStart(p.now - 1, timeZone);
+          const bucketOf = (_k: Kept, e: GenEvent) =>
+            hourly ? new Date(Math.min(localHourStart(e.ts, timeZone), lastHour)).toISOString() : localDate(e.ts, p.bucketTimeZone);
+          const perBucket = new Map(refGroups(visits, bucketOf, 'pageviews').map((g) => [g.name, g]));
+          const series = (await ask('timeseries')).data as { date: string; pageviews: number; visitors: number }[];
+          expect(series.map((d) => d.date), 'timeseries buckets').toEqual(p.buckets.map((b) => new Date(b).toISOString()));
+          for (const d of series) {
+            const g = perBucket.get(hourly ? d.date : localDate(Date.parse(d.date), p.bucketTimeZone));
+            expect({ pageviews: d.pageviews, visitors: d.visitors }, `timeseries ${d.date}`).toEqual({ pageviews: g?.pageviews ?? 0, visitors: g?.visitors ?? 0 });
+          }
+
+          expect((await ask('pages')).data, 'pages').toEqual(rows(refGroups(visits, byPage, 'pageviews'), (path, g) => ({ path, pageviews: g.pageviews, visitors: g.visitors })));
+          expect((await ask('referrers')).data, 'referrers').toEqual(
+            rows(refGroups(visits, bySource, 'pageviews'), (referrer, g) => ({ referrer, pageviews: g.pageviews, visitors: g.visitors })),
+          );
+          const names = new Map(events.map((e) => [e.countryCode, e.countryName]));
+          const countryKey = (k: Kept) => (k.attrs.country ? `${names.get(k.attrs.country)}\u0000${k.attrs.country}` : '');
+          expect((await ask('countries')).data, 'countries').toEqual(
+            rows(refGroups(visits, countryKey, 'pageviews'), (key, g) => {
+              const [country, code] = key.split('\u0000');
+              return { country, country_code: code, pageviews: g.pageviews, visitors: g.visitors };
+            }),
+          );
+          const cityKey = (k: Kept) => (k.attrs.city && k.attrs.country ? `${k.attrs.city}\u0000${k.attrs.country}` : '');
+          expect((await ask('cities')).data, 'cities').toEqual(
+            rows(refGroups(visits, cityKey, 'visitors'), (key, g) => {
+              const [city, code] = key.split('\u0000');
+              return { city, country: names.get(code!), country_code: code, visitors: g.visitors, pageviews: g.pageviews };
+            }),
+          );
+          for (const [name, attr] of [['browsers', 'browser'], ['os', 'os']] as const) {
+            const want = rows(refGroups(visits, (k) => k.attrs[attr] || 'Unknown', 'visitors'), (n, g) => ({ name: n, visitors: g.visitors }));
+            expect((await ask(name)).data, name).toEqual(want);
+          }
+        } finally {
+          clock.set(NOW);
+        }
+      }),
+      { numRuns: 8, endOnFailure: true },
+    );
+  }, 120_000);
 });
