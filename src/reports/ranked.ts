@@ -41,6 +41,10 @@ export interface RankedQuestion<Item> {
   rankHere?: boolean;
 }
 
+const ANALYSIS_NOTE =
+  'With `filters` the list is read from raw events (README "Analysis"). With `compare`, each row gains its pageviews and ' +
+  'visitors over the compared period (zeros when it is absent there).';
+
 /** Comparison numbers of a row: zeros when the row is absent from the compared period. */
 const Comparison = v.pipe(
   v.object({ pageviews: num('Pageviews in the compared period'), visitors: num('Unique visitors in the compared period') }),
@@ -139,7 +143,7 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
     name: opts.name,
     path: opts.path,
     summary: opts.summary,
-    ...(opts.description ? { description: opts.description } : {}),
+    description: [opts.description, ANALYSIS_NOTE].filter(Boolean).join(' '),
     query: rankedQuery(100, opts.defaultLimit ?? 10),
     response,
     async compute(ctx, input, source) {

@@ -221,6 +221,24 @@ describe('timeseries', () => {
     expect(body.comparison.data).toEqual(seriesOf(dates('2026-05-07', 7), visitsIn(PREVIOUS_SEVEN)));
   });
 
+  it.each(['period=12m&interval=month', 'period=7d&interval=hour', 'period=all', 'period=24h&compare=year_over_year'])(
+    '%s: the rollup series equals the pipeline\'s under a filter that keeps everything',
+    async (range) => {
+      const rollup = await report('timeseries', range);
+      const pipeline = await report('timeseries', `${range}&filters=${encodeURIComponent('page!=/nowhere')}`);
+      expect(pipeline).toEqual(rollup);
+      expect(rollup.data.reduce((n: number, p: { pageviews: number }) => n + p.pageviews, 0)).toBeGreaterThan(0);
+    },
+  );
+
+  it('month buckets: one per calendar month, this one holding every May pageview', async () => {
+    const body = await report('timeseries', 'period=12m&interval=month');
+    expect(body.granularity).toBe('month');
+    expect(body.data).toHaveLength(12);
+    expect(body.data[0].date).toBe('2025-06-01T00:00:00.000Z');
+    expect(body.data[11]).toEqual({ date: '2026-05-01T00:00:00.000Z', pageviews: 15, visitors: 8 });
+  });
+
   it('filtered hour buckets of 24h: keyed by the hour start instant', async () => {
     const body = await report('timeseries', `period=24h&filters=${encodeURIComponent('country==DE')}`);
     expect(body.granularity).toBe('hour');
