@@ -3,7 +3,8 @@ import type { Filter } from '../analysis/question.js';
 import type { Deps } from '../deps.js';
 import type { ReportContext } from './definition.js';
 import { FiltersQuery } from './filter-input.js';
-import { compareParam, dateParam, intervalParam, limitParam, rangePeriodParam, withRangeChecks } from './params.js';
+export { filtersOf } from './filter-input.js';
+import { compareParam, dateParam, intervalParam, limitParam, rangePeriodParam, withRangeChecks, type RangeFields } from './params.js';
 import type { RangePeriodKey, ResolvedPeriod } from './periods.js';
 import { queryOne } from './query.js';
 import { comparePeriod, resolveRange, withInterval, type CompareMode, type Interval } from './range.js';
@@ -17,14 +18,21 @@ const analysisEntries = () => ({
   ...FiltersQuery,
 });
 
+/**
+ * withRangeChecks over `object`, its `entries` still readable on the result: callers that ask
+ * which fields a query takes (the export's takesFilters) look there, not inside the pipe.
+ */
+const ranged = <S extends v.ObjectSchema<v.ObjectEntries, undefined> & v.GenericSchema<unknown, RangeFields>>(object: S) =>
+  Object.assign(withRangeChecks(object), { entries: object.entries as S['entries'] });
+
 /** Query of a fixed report with one answer (stats): range, compare, filters, with the range's cross-field rules. */
-export const analysisQuery = () => withRangeChecks(v.object(analysisEntries()));
+export const analysisQuery = () => ranged(v.object(analysisEntries()));
 
 /** Query of a time series: analysisQuery plus `interval`. */
-export const seriesQuery = () => withRangeChecks(v.object({ ...analysisEntries(), interval: intervalParam() }));
+export const seriesQuery = () => ranged(v.object({ ...analysisEntries(), interval: intervalParam() }));
 
 /** Query of a ranked list: analysisQuery plus `limit` (1 to `max`, default `fallback`). */
-export const rankedQuery = (max: number, fallback: number) => withRangeChecks(v.object({ ...analysisEntries(), limit: limitParam(max, fallback) }));
+export const rankedQuery = (max: number, fallback: number) => ranged(v.object({ ...analysisEntries(), limit: limitParam(max, fallback) }));
 
 /**
  * What a fixed report's `run` reads of its input. Only `period` is certain: other callers (the
@@ -39,8 +47,6 @@ export interface AnalysisInput {
   filters?: readonly Filter[] | undefined;
 }
 
-/** The filters of an input; none when the caller passed none. */
-export const filtersOf = (input: AnalysisInput): readonly Filter[] => input.filters ?? [];
 
 /*
  * The project's first event. Reading min(ts) over the project scans its whole ts column; the key

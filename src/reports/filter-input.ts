@@ -15,6 +15,7 @@ import type { QueryParams } from './query.js';
  */
 export const FiltersParam = v.pipe(
   v.optional(v.string('filters must be text'), ''),
+  v.description('Conditions that must all hold, `;`-separated: `<dimension>==a|b` (is one of), `!=` (none of), `~=` (contains, ignoring case); in page, entryPage and exitPage `*` matches any characters; `\\` escapes `;` `|` `\\`. Event-level dimensions (page, hostname, event, prop:<key>) keep matching events; the others keep every event of matching visits.'),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     try {
       return parseFilters(dataset.value);
@@ -23,7 +24,6 @@ export const FiltersParam = v.pipe(
       return NEVER;
     }
   }),
-  v.description('Conditions that must all hold, `;`-separated: `<dimension>==a|b` (is one of), `!=` (none of), `~=` (contains, ignoring case). Event-level dimensions (page, hostname, event, prop:<key>) keep matching events; the others keep every event of matching visits.'),
 );
 
 /** Spread into a report's query object: `v.object({ period, ...FiltersQuery })`. */
@@ -33,6 +33,12 @@ export const FiltersQuery = { filters: FiltersParam };
 export interface FiltersInput {
   filters: Filter[];
 }
+
+/**
+ * A run input's filters: none when absent, since callers that skip validation (the export's
+ * unfiltered sections, tests calling `run` or `compute`) pass only what they had before.
+ */
+export const filtersOf = (input: { filters?: readonly Filter[] }): readonly Filter[] => input.filters ?? [];
 
 /** Whether a report's query schema takes `filters` (the export asks before passing them on). */
 export function takesFilters(query: v.GenericSchema): boolean {
@@ -64,8 +70,8 @@ export function withFilteredSource<T extends PlannedReport<any, any, any>>(repor
   return {
     ...report,
     run: (ctx, input) => {
-      const { period, filters } = input as { period: PeriodKey; filters?: Filter[] };
-      return report.compute(ctx, input, sourceFor(report.name, period, filters ?? []));
+      const { period } = input as { period: PeriodKey };
+      return report.compute(ctx, input, sourceFor(report.name, period, filtersOf(input as { filters?: Filter[] })));
     },
   };
 }

@@ -60,9 +60,7 @@ export function reportQuery(period: PeriodSchema = generalPeriod(), limit?: Limi
 }
 
 /** `period` accepting every key of RANGE_PERIODS (custom and all included), default `30d`. */
-export function rangePeriodParam<const T extends readonly RangePeriodKey[]>(allowed: T = RANGE_PERIODS as unknown as T, fallback: T[number] = '30d') {
-  return choiceParam('period', allowed, fallback);
-}
+export const rangePeriodParam = () => choiceParam('period', RANGE_PERIODS, '30d');
 
 /** `from` / `to` of a custom range: a real calendar date as `YYYY-MM-DD` (2026-02-30 fails), when given. */
 export function dateParam(name: 'from' | 'to') {

@@ -1,6 +1,6 @@
 import { Temporal } from 'temporal-polyfill';
 import { badRequest } from '../errors.js';
-import { resolvePeriod, type Granularity, type PeriodKey, type RangePeriodKey, type ResolvedPeriod } from './periods.js';
+import { resolvePeriod, type Granularity, type RangePeriodKey, type ResolvedPeriod } from './periods.js';
 
 /** Bucket units a time series may ask for (`interval`). */
 export const INTERVALS = ['hour', 'day', 'month'] as const satisfies readonly Granularity[];
@@ -151,7 +151,7 @@ export function resolveRange(input: RangeInput, timeZone: string, now: number, s
     if (!span) throw new Error('period=all needs the project span (first event, creation time)');
     return resolveAllTime(span, timeZone, now);
   }
-  return resolvePeriod(input.period as PeriodKey, timeZone, now);
+  return resolvePeriod(input.period, timeZone, now);
 }
 
 /** The start of the bucket of `unit` holding instant `ms`, and a step to the next one. */

@@ -12,7 +12,7 @@ export interface RefPeriod {
   key: string;
   from: number;
   now: number;
-  granularity: 'hour' | 'day';
+  granularity: 'hour' | 'day' | 'month';
   bucketTimeZone: string;
   buckets: number[];
 }
@@ -69,6 +69,14 @@ function bucketKeysOf(p: RefPeriod): string[] {
     return keys;
   }
   const last = localDate(p.now, p.bucketTimeZone);
+  if (p.granularity === 'month') {
+    const [y, m] = localDate(p.from, p.bucketTimeZone).split('-').map(Number) as [number, number];
+    for (let i = 0; ; i++) {
+      const month = new Date(Date.UTC(y, m - 1 + i, 1)).toISOString().slice(0, 7);
+      keys.push(month);
+      if (month >= last.slice(0, 7)) return keys;
+    }
+  }
   const [y, m, d] = localDate(p.from, p.bucketTimeZone).split('-').map(Number) as [number, number, number];
   for (let i = 0; ; i++) {
     const date = new Date(Date.UTC(y, m - 1, d + i)).toISOString().slice(0, 10);
@@ -88,7 +96,9 @@ export function refTimeseries(events: GenEvent[], p: RefPeriod) {
   const bucketOf =
     p.granularity === 'hour'
       ? (ms: number) => (ms === p.now && localHourStart(ms, p.bucketTimeZone) === ms ? keys.at(-1)! : iso(localHourStart(ms, p.bucketTimeZone)))
-      : (ms: number) => localDate(ms, p.bucketTimeZone);
+      : p.granularity === 'month'
+        ? (ms: number) => localDate(ms, p.bucketTimeZone).slice(0, 7)
+        : (ms: number) => localDate(ms, p.bucketTimeZone);
   const groups = new Map(tally(views, (e) => bucketOf(e.ts)).map((g) => [g.key, g]));
   const data = keys.map((key, i) => {
     const g = groups.get(key);

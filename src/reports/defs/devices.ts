@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { definePlannedReport } from '../planned.js';
-import { keptEvents, FiltersQuery, withFilteredSource } from '../filter-input.js';
+import { filtersOf, FiltersQuery, keptEvents, withFilteredSource } from '../filter-input.js';
 import { generalPeriod } from '../params.js';
 import { queryRows, sourceParams } from '../query.js';
 import { byMetricThenName, num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
@@ -30,7 +30,8 @@ const planned = definePlannedReport({
     const period = resolveFor(ctx, input.period);
     const params = await sourceParams(ctx.deps, ctx.project.id, period, source);
     // Filters only ever reach the raw form: run() sends every filtered request there.
-    const filtered = source === 'raw' && input.filters.length > 0 ? keptEvents(input.filters, params) : null;
+    const filters = filtersOf(input);
+    const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
     const sql = filtered ? devicesRawSql(filtered.kept) : DEVICES_SQL[source];
     const rows = await queryRows(ctx.deps, sql, filtered?.params ?? params, {
       dimension: 'string',

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { CsvColumn } from '../definition.js';
-import { FiltersQuery, keptEvents, withFilteredSource } from '../filter-input.js';
+import { filtersOf, FiltersQuery, keptEvents, withFilteredSource } from '../filter-input.js';
 import { generalPeriod, limitParam } from '../params.js';
 import { definePlannedReport } from '../planned.js';
 import { queryRows, sourceParams } from '../query.js';
@@ -56,7 +56,8 @@ const planned = definePlannedReport({
     const period = resolveFor(ctx, input.period);
     const params = { ...(await sourceParams(ctx.deps, ctx.project.id, period, source)), limit: input.limit };
     // Filters only ever reach the raw form: run() sends every filtered request there.
-    const filtered = source === 'raw' && input.filters.length > 0 ? keptEvents(input.filters, params) : null;
+    const filters = filtersOf(input);
+    const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
     const rows = await queryRows(ctx.deps, filtered ? eventsRawSql(filtered.kept) : EVENTS_SQL[source], filtered?.params ?? params, SPEC);
     const items = rows.map((r): EventItem => {
       const single = r.transaction_count > 0 && r.currencies === 1 && r.currency_code !== '';

@@ -3,7 +3,7 @@ import { ApiError } from '../../errors.js';
 import { pathPatternRegex } from '../../goals/patterns.js';
 import { FUNNEL_STEP_TYPES, funnelStore, GoalMessages, type FunnelStep } from '../../goals/store.js';
 import { defineReport } from '../definition.js';
-import { FiltersQuery, keptEvents } from '../filter-input.js';
+import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
 import { generalPeriod } from '../params.js';
 import { periodParams, queryOne, type ColumnKind, type QueryParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
@@ -84,7 +84,7 @@ export const funnelReport = defineReport({
     const period = resolveFor(ctx, input.period);
     const base: QueryParams = { ...periodParams(ctx.project.id, period), window: FUNNEL_WINDOW_MS };
     funnel.steps.forEach((s, i) => (base[`s${i + 1}`] = stepParam(s)));
-    const { kept, params } = keptEvents(input.filters, base);
+    const { kept, params } = keptEvents(filtersOf(input), base);
     const spec: Record<string, ColumnKind> = Object.fromEntries(funnel.steps.map((_, i) => [`step_${i + 1}`, 'number']));
     const row = await queryOne(ctx.deps, funnelSql(funnel.steps.map((s) => s.type), kept), params, spec);
 

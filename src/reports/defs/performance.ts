@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { defineReport } from '../definition.js';
-import { FiltersQuery, keptEvents } from '../filter-input.js';
+import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
 import { generalPeriod } from '../params.js';
 import { periodParams, queryRows, type ColumnKind } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
@@ -109,7 +109,7 @@ export const performanceReport = defineReport({
   response: PerformanceResponse,
   async run(ctx, input): Promise<Performance> {
     const period = resolveFor(ctx, input.period);
-    const { kept, params } = keptEvents(input.filters, { ...periodParams(ctx.project.id, period), limit: PERFORMANCE_TOP_PAGES + 1 });
+    const { kept, params } = keptEvents(filtersOf(input), { ...periodParams(ctx.project.id, period), limit: PERFORMANCE_TOP_PAGES + 1 });
     const rows = await queryRows(
       ctx.deps,
       performanceSql(kept),

@@ -1,3 +1,4 @@
+import type { Granularity } from '../periods.js';
 import type { SourcedSql } from '../planner.js';
 import { RAW_WINDOW, rollupRows } from './window.js';
 
@@ -15,9 +16,8 @@ const HOUR_OF_BUCKET = hourIndex('bucket');
 const DAY_OF_BUCKET = 'toString(toDate(bucket, {tz:String}))';
 const HOUR_OF_TS = hourIndex('ts');
 const DAY_OF_TS = 'toString(toDate(ts, {tz:String}))';
-// The local calendar month, `YYYY-MM` (a quarter hour never straddles a local month edge either).
-const MONTH_OF_BUCKET = 'substring(toString(toDate(bucket, {tz:String})), 1, 7)';
-const MONTH_OF_TS = 'substring(toString(toDate(ts, {tz:String})), 1, 7)';
+const MONTH_OF_BUCKET = "formatDateTime(toDate(bucket, {tz:String}), '%Y-%m')";
+const MONTH_OF_TS = "formatDateTime(toDate(ts, {tz:String}), '%Y-%m')";
 
 const series = (rollupKey: string, rawKey: string): SourcedSql => ({
   rollup: `
@@ -32,7 +32,7 @@ GROUP BY k`,
 });
 
 /** Pageviews and visitors per bucket key, by granularity. */
-export const TIMESERIES_SQL: Readonly<Record<'hour' | 'day' | 'month', SourcedSql>> = {
+export const TIMESERIES_SQL: Readonly<Record<Granularity, SourcedSql>> = {
   hour: series(HOUR_OF_BUCKET, HOUR_OF_TS),
   day: series(DAY_OF_BUCKET, DAY_OF_TS),
   month: series(MONTH_OF_BUCKET, MONTH_OF_TS),
