@@ -165,7 +165,9 @@ export function planQuestion(q: PlanInput): Plan {
 /**
  * A condition over `events` rows that keeps the events a question's filters keep, for reports
  * that read raw events with their own SQL: event-level filters on the row itself, visit-level
- * ones through the visits (sessions in `[from, to)`) whose attributes match. Binds `from`/`to`
+ * ones through the visits (sessions in `[from, to)`) whose attributes match. Visits are read from
+ * every kind here: a visit of only vitals or leave events (attributes empty) keeps its events
+ * under a negative filter such as `country!=US`, as the performance report expects. Binds `from`/`to`
  * and `projectId` as RAW_WINDOW does; '1' without filters.
  */
 export function keptEventsCondition(filters: readonly Filter[], binder: Binder): string {
@@ -179,7 +181,7 @@ export function keptEventsCondition(filters: readonly Filter[], binder: Binder):
     } else conditions.push(filterCondition(f, eventDimensionSql(f.dimension, binder), binder));
   }
   if (visitFilters.length) {
-    conditions.push(`session_id IN (SELECT session_id FROM (${groupedVisits(['session_id', ...visitAttributeColumns(visitDims)], visitEvents(false), visitFilters, visitDims)}))`);
+    conditions.push(`session_id IN (SELECT session_id FROM (${groupedVisits(['session_id', ...visitAttributeColumns(visitDims)], RAW_WINDOW, visitFilters, visitDims)}))`);
   }
   return and(conditions);
 }
