@@ -3,11 +3,12 @@ import type { Filter } from '../analysis/question.js';
 import type { Deps } from '../deps.js';
 import type { ReportContext } from './definition.js';
 import { FiltersQuery } from './filter-input.js';
-export { filtersOf } from './filter-input.js';
 import { compareParam, dateParam, intervalParam, limitParam, rangePeriodParam, withRangeChecks, type RangeFields } from './params.js';
 import type { RangePeriodKey, ResolvedPeriod } from './periods.js';
 import { queryOne } from './query.js';
 import { comparePeriod, resolveRange, withInterval, type CompareMode, type Interval } from './range.js';
+
+export { filtersOf } from './filter-input.js';
 
 /** The range (`period`, `from`, `to`, `compare`) and `filters` (filter-input.ts) of a fixed analysis report. */
 const analysisEntries = () => ({
@@ -47,11 +48,11 @@ export interface AnalysisInput {
   filters?: readonly Filter[] | undefined;
 }
 
-
 /*
- * The project's first event. Reading min(ts) over the project scans its whole ts column; the key
- * (project_id, toDate(ts), …) puts the first day first, so ordering by it and stopping at one row
- * reads only the first granules, and min(ts) is then taken over that one day.
+ * The project's first event. min(ts) over the project reads every granule of it; the key
+ * (project_id, toDate(ts), …) puts the first day first, so ordering by the day and stopping at one
+ * row reads the first granule only (in order), and min(ts) then reads that one day. Measured on
+ * the embedded engine, 1M rows of a project in a 20M-row table: 123 granules → 1 + 7, 13 → 6 ms.
  */
 const FIRST_EVENT_SQL = `
 SELECT toUnixTimestamp64Milli(min(ts)) AS first_ms, count() AS n FROM events

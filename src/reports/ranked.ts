@@ -104,8 +104,8 @@ async function comparisonOf<Item>(ctx: ReportContext, q: RankedQuestion<Item>, a
 
 /**
  * A top-N list report (`period`/range, `limit`, `filters`, `compare`; answer `{period, from, to,
- * data[]}`). Unfiltered, `sql` ranks and limits from rollups or raw events and `toItem` shapes
- * each row; filtered (and always when there is no `sql`) the pipeline answers `question`.
+ * data[]}`). Unfiltered, `rollup.sql` ranks and limits from rollups or raw events and
+ * `rollup.toItem` shapes each row; filtered (and always without `rollup`) the pipeline answers `question`.
  * With `compare`, the answer gains `comparison: {from, to}` and each row `comparison: {pageviews, visitors}`.
  */
 export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>(opts: {
