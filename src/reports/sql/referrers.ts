@@ -1,11 +1,14 @@
-import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, rollupRows } from './window.js';
+import { rollupRows } from './window.js';
 
 // Ingest writes '(direct)' for no or same-site referrer; an empty source is folded into it too.
 const SOURCE = "if(referrer_source = '', '(direct)', toString(referrer_source))";
 
-/** Top referring sources by pageviews (uniques merged for the top `limit` only on rollups). */
-export const REFERRERS_SQL: SourcedSql = {
+/**
+ * Top referring sources by pageviews, per pageview (uniques merged for the top `limit` only).
+ * Only the email reports read it now (src/notify/report-data.ts): the referrers report attributes
+ * pageviews to the visit's source through the analysis pipeline.
+ */
+export const REFERRERS_SQL = {
   rollup: `
 SELECT ${SOURCE} AS referrer, sum(pageviews) AS pageviews, uniqCombinedMerge(14)(visitors) AS visitors
 FROM ${rollupRows('referrers')}
@@ -15,11 +18,4 @@ WHERE ${SOURCE} IN (
 GROUP BY referrer
 ORDER BY pageviews DESC, referrer ASC
 LIMIT {limit:UInt32}`,
-  raw: `
-SELECT ${SOURCE} AS referrer, count() AS pageviews, uniqCombined(14)(visitor_id) AS visitors
-FROM events
-WHERE ${RAW_WINDOW} AND kind = 'pageview'
-GROUP BY referrer
-ORDER BY pageviews DESC, referrer ASC
-LIMIT {limit:UInt32}`,
-};
+} as const;
