@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Dimension, Filter, FilterDimension } from '../analysis/question.js';
+import { rangeBounds } from './project-range.js';
 import { runQuestion, type AnswerRow } from '../analysis/run.js';
-import { comparisonBounds, comparisonPeriod, filtersOf, rankedQuery, resolveInput } from './analysis-input.js';
+import { filtersOf, rankedQuery, resolveInput } from './analysis-input.js';
 import type { CsvColumn, ReportContext } from './definition.js';
 import type { ResolvedPeriod } from './periods.js';
 import { definePlannedReport } from './planned.js';
@@ -147,15 +148,14 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
     query: rankedQuery(100, opts.defaultLimit ?? 10),
     response,
     async compute(ctx, input, source) {
-      const period = await resolveInput(ctx, input);
+      const { period, comparison: against } = await resolveInput(ctx, input);
       const filters = filtersOf(input);
       const data = await items(ctx, period, filters, input.limit, source);
-      const against = comparisonPeriod(period, input);
       if (!against) return { ...periodFields(period), data } as v.InferOutput<typeof response>;
       const numbers = await comparisonOf(ctx, opts.question, against, filters, data);
       return {
         ...periodFields(period),
-        comparison: comparisonBounds(against),
+        comparison: rangeBounds(against),
         data: data.map((item) => ({ ...item, comparison: numbers(item) })),
       } as v.InferOutput<typeof response>;
     },

@@ -6,7 +6,7 @@ import { runQuestion, type AnswerRow } from '../run.js';
 import type { FilterDimension, Metric } from '../question.js';
 import { defineEndpoint, type AnalysisContext } from './endpoint.js';
 import { dimensionParam, filtersParam, MESSAGES, metricsParam, offsetParam } from './params.js';
-import { rangeBounds, resolveRanges } from './range.js';
+import { rangeBounds, resolveRanges } from '../../reports/project-range.js';
 
 const { interval: _interval, ...rangeFields } = rangeEntries();
 

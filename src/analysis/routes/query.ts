@@ -9,7 +9,7 @@ import { METRICS, TIME_DIMENSIONS, type Dimension, type Metric } from '../questi
 import { runQuestion, type AnswerRow } from '../run.js';
 import { defineEndpoint, type AnalysisContext } from './endpoint.js';
 import { OFFSET_MAX } from './params.js';
-import { rangeBounds, resolveRanges } from './range.js';
+import { rangeBounds, resolveRanges } from '../../reports/project-range.js';
 
 /** Most dimensions one question may group by. */
 export const QUERY_DIMENSIONS_MAX = 3;

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Filter } from '../../analysis/question.js';
+import { rangeBounds } from '../project-range.js';
 import { runQuestion } from '../../analysis/run.js';
-import { analysisQuery, comparisonBounds, comparisonPeriod, filtersOf, resolveInput } from '../analysis-input.js';
+import { analysisQuery, filtersOf, resolveInput } from '../analysis-input.js';
 import type { ReportContext } from '../definition.js';
 import { definePlannedReport } from '../planned.js';
 import type { ResolvedPeriod } from '../periods.js';
@@ -85,11 +86,10 @@ export const statsReport = definePlannedReport({
   query: analysisQuery(),
   response: StatsResponse,
   async compute(ctx, input, source): Promise<Stats> {
-    const period = await resolveInput(ctx, input);
+    const { period, comparison: against } = await resolveInput(ctx, input);
     const filters = filtersOf(input);
-    const against = comparisonPeriod(period, input);
     const [own, compared] = await Promise.all([measure(ctx, period, filters, source), against ? measure(ctx, against, filters, source) : undefined]);
-    return { ...periodFields(period), ...own, ...(against && compared ? { comparison: { ...comparisonBounds(against), ...compared } } : {}) };
+    return { ...periodFields(period), ...own, ...(against && compared ? { comparison: { ...rangeBounds(against), ...compared } } : {}) };
   },
   csv: {
     title: 'overview',

@@ -1,8 +1,9 @@
 import * as v from 'valibot';
+import { rangeBounds } from '../project-range.js';
 import { bucketKeys } from '../buckets.js';
 import type { Filter } from '../../analysis/question.js';
 import { runQuestion } from '../../analysis/run.js';
-import { comparisonBounds, comparisonPeriod, filtersOf, resolveInput, seriesQuery } from '../analysis-input.js';
+import { filtersOf, resolveInput, seriesQuery } from '../analysis-input.js';
 import type { ReportContext } from '../definition.js';
 import { definePlannedReport } from '../planned.js';
 import type { ResolvedPeriod } from '../periods.js';
@@ -82,15 +83,14 @@ export const timeseriesReport = definePlannedReport({
   query: seriesQuery(),
   response: TimeseriesResponse,
   async compute(ctx, input, source): Promise<Timeseries> {
-    const period = await resolveInput(ctx, input);
+    const { period, comparison: against } = await resolveInput(ctx, input);
     const filters = filtersOf(input);
-    const against = comparisonPeriod(period, input);
     const [data, compared] = await Promise.all([series(ctx, period, filters, source), against ? series(ctx, against, filters, source) : undefined]);
     return {
       ...periodFields(period),
       granularity: period.granularity,
       data,
-      ...(against && compared ? { comparison: { ...comparisonBounds(against), data: compared } } : {}),
+      ...(against && compared ? { comparison: { ...rangeBounds(against), data: compared } } : {}),
     };
   },
   csv: {
