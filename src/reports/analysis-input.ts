@@ -9,11 +9,15 @@ import type { CompareMode, Interval } from './range.js';
 
 export { filtersOf } from './filter-input.js';
 
+/**
+ * `period` (presets, custom and all), `from`, `to`, without `compare`: for reports that take a
+ * range but have nothing to compare. Spread into an object and wrap it with `ranged`.
+ */
+export const rangeOnlyEntries = () => ({ period: rangePeriodParam(), from: dateParam('from'), to: dateParam('to') });
+
 /** The range (`period`, `from`, `to`, `compare`) and `filters` (filter-input.ts) of a fixed analysis report. */
 const analysisEntries = () => ({
-  period: rangePeriodParam(),
-  from: dateParam('from'),
-  to: dateParam('to'),
+  ...rangeOnlyEntries(),
   compare: compareParam(),
   ...FiltersQuery,
 });
@@ -22,7 +26,7 @@ const analysisEntries = () => ({
  * withRangeChecks over `object`, its `entries` still readable on the result: callers that ask
  * which fields a query takes (the export's takesFilters) look there, not inside the pipe.
  */
-const ranged = <S extends v.ObjectSchema<v.ObjectEntries, undefined> & v.GenericSchema<unknown, RangeFields>>(object: S) =>
+export const ranged = <S extends v.ObjectSchema<v.ObjectEntries, undefined> & v.GenericSchema<unknown, RangeFields>>(object: S) =>
   Object.assign(withRangeChecks(object), { entries: object.entries as S['entries'] });
 
 /** Query of a fixed report with one answer (stats): range, compare, filters, with the range's cross-field rules. */

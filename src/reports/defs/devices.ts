@@ -1,45 +1,81 @@
 import * as v from 'valibot';
+import type { Filter } from '../../analysis/question.js';
+import { analysisQuery, filtersOf, resolveInput } from '../analysis-input.js';
+import type { ReportContext } from '../definition.js';
 import { definePlannedReport } from '../planned.js';
-import { filtersOf, FiltersQuery, keptEvents, withFilteredSource } from '../filter-input.js';
-import { generalPeriod } from '../params.js';
+import { keptEvents, withFilteredSource } from '../filter-input.js';
+import type { ResolvedPeriod } from '../periods.js';
+import type { Source } from '../planner.js';
+import { rangeBounds } from '../project-range.js';
 import { queryRows, sourceParams } from '../query.js';
-import { byMetricThenName, num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
+import { byMetricThenName, num, PeriodEntries, periodFields, str } from '../shape.js';
 import { DEVICES_SQL, devicesRawSql } from '../sql/tech.js';
 
 const NameVisitors = v.object({ name: str('Name (Unknown when not recognized)'), visitors: num('Unique visitors') });
 type Item = v.InferOutput<typeof NameVisitors>;
+const Compared = v.pipe(
+  v.object({ visitors: num('Unique visitors in the compared period') }),
+  v.description('The row over the compared period (with `compare`); zero when it is absent there'),
+);
+const Row = v.object({ ...NameVisitors.entries, comparison: v.optional(Compared) });
 /** Answer of `devices`: three full lists, each ranked by visitors then name. */
 export const DevicesResponse = v.object({
   ...PeriodEntries,
-  devices: v.pipe(v.array(NameVisitors), v.description('Device types: Mobile, Desktop, Tablet, Unknown, …')),
-  browsers: v.array(NameVisitors),
-  os: v.array(NameVisitors),
+  comparison: v.optional(
+    v.pipe(
+      v.object({ from: str('Start of the compared period (ISO 8601, UTC)'), to: str('End of the compared period, the last instant counted (ISO 8601, UTC)') }),
+      v.description('The compared period (with `compare`)'),
+    ),
+  ),
+  devices: v.pipe(v.array(Row), v.description('Device types: Mobile, Desktop, Tablet, Unknown, …')),
+  browsers: v.array(Row),
+  os: v.array(Row),
 });
 type Devices = v.InferOutput<typeof DevicesResponse>;
+type Lists = Pick<Devices, 'devices' | 'browsers' | 'os'>;
+const LISTS = ['devices', 'browsers', 'os'] as const;
 
 const rank = byMetricThenName<Item>((i) => i.visitors, (i) => i.name);
+
+/** The three full lists of `period`, each ranked by visitors then name. */
+async function lists(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source): Promise<Lists> {
+  const params = await sourceParams(ctx.deps, ctx.project.id, period, source);
+  // Filters only ever reach the raw form: run() sends every filtered request there.
+  const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
+  const sql = filtered ? devicesRawSql(filtered.kept) : DEVICES_SQL[source];
+  const rows = await queryRows(ctx.deps, sql, filtered?.params ?? params, { dimension: 'string', name: 'string', visitors: 'number' });
+  const pick = (d: string) => rows.filter((r) => r.dimension === d).map(({ name, visitors }) => ({ name, visitors })).sort(rank);
+  return { devices: pick('device'), browsers: pick('browser'), os: pick('os') };
+}
+
+/**
+ * Each row of `shown` with its visitors in `compared`. The lists have no limit, so the compared
+ * period's full lists hold every shown row that has visitors there; the others get zero.
+ */
+function withComparison(shown: Lists, compared: Lists): Lists {
+  const out = {} as Lists;
+  for (const list of LISTS) {
+    const before = new Map(compared[list].map((i) => [i.name, i.visitors]));
+    out[list] = shown[list].map((i) => ({ ...i, comparison: { visitors: before.get(i.name) ?? 0 } }));
+  }
+  return out;
+}
 
 const planned = definePlannedReport({
   name: 'devices',
   path: '/:domain/devices',
   summary: 'Device types, browsers and operating systems by unique visitors (no limit)',
-  description: 'With `filters`, visitors are counted over the pageviews the filters keep.',
-  query: v.object({ period: generalPeriod(), ...FiltersQuery }),
+  description:
+    'With `filters`, visitors are counted over the pageviews the filters keep. With `compare`, the answer gains `comparison: {from, to}` ' +
+    'and each row of every list `comparison: {visitors}` over the compared period (0 when the name has no visitor there).',
+  query: analysisQuery(),
   response: DevicesResponse,
   async compute(ctx, input, source): Promise<Devices> {
-    const period = resolveFor(ctx, input.period);
-    const params = await sourceParams(ctx.deps, ctx.project.id, period, source);
-    // Filters only ever reach the raw form: run() sends every filtered request there.
+    const { period, comparison: against } = await resolveInput(ctx, input);
     const filters = filtersOf(input);
-    const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
-    const sql = filtered ? devicesRawSql(filtered.kept) : DEVICES_SQL[source];
-    const rows = await queryRows(ctx.deps, sql, filtered?.params ?? params, {
-      dimension: 'string',
-      name: 'string',
-      visitors: 'number',
-    });
-    const pick = (d: string) => rows.filter((r) => r.dimension === d).map(({ name, visitors }) => ({ name, visitors })).sort(rank);
-    return { ...periodFields(period), devices: pick('device'), browsers: pick('browser'), os: pick('os') };
+    const [shown, compared] = await Promise.all([lists(ctx, period, filters, source), against ? lists(ctx, against, filters, source) : undefined]);
+    if (!against || !compared) return { ...periodFields(period), ...shown };
+    return { ...periodFields(period), comparison: rangeBounds(against), ...withComparison(shown, compared) };
   },
   csv: {
     title: 'devices',

@@ -3,10 +3,10 @@ import { ApiError } from '../../errors.js';
 import { pathPatternRegex } from '../../goals/patterns.js';
 import { FUNNEL_STEP_TYPES, funnelStore, GoalMessages, type FunnelStep } from '../../goals/store.js';
 import { defineReport } from '../definition.js';
+import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
-import { generalPeriod } from '../params.js';
 import { periodParams, queryOne, type ColumnKind, type QueryParams } from '../query.js';
-import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
+import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { RAW_WINDOW } from '../sql/window.js';
 
 /** A funnel's steps must all happen within this long of its first step (and in one session). */
@@ -74,14 +74,14 @@ export const funnelReport = defineReport({
     '(ClickHouse windowFunnel; one event counts for one step). A step counts the unique visitors with a session reaching ' +
     "it. Pageview steps match the path pattern (`*` = any characters, `/` included); event steps match custom or transaction names. Unknown id → 404 `{\"error\":\"Funnel not found\"}`. " +
     'With `filters`, sessions are read from the events the filters keep only (a visit-level filter keeps whole sessions; an event-level one, e.g. page==/pricing, drops the other events from the funnel).',
-  query: v.object({ period: generalPeriod(), ...FiltersQuery }),
+  query: ranged(v.object({ ...rangeOnlyEntries(), ...FiltersQuery })),
   params: v.object({ domain: v.string(), id: v.pipe(v.string(), v.minLength(1)) }),
   response: FunnelResultResponse,
   async run(ctx, input): Promise<FunnelResult> {
     const { id } = input as typeof input & { id: string };
     const funnel = await funnelStore.get(ctx.deps.redis, ctx.project.id, id);
     if (!funnel) throw new ApiError(404, GoalMessages.funnelNotFound);
-    const period = resolveFor(ctx, input.period);
+    const { period } = await resolveInput(ctx, input);
     const base: QueryParams = { ...periodParams(ctx.project.id, period), window: FUNNEL_WINDOW_MS };
     funnel.steps.forEach((s, i) => (base[`s${i + 1}`] = stepParam(s)));
     const { kept, params } = keptEvents(filtersOf(input), base);

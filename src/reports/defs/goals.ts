@@ -4,11 +4,12 @@ import { pathPatternRegex } from '../../goals/patterns.js';
 import { GOAL_TYPES, goalStore, type Goal, type GoalType } from '../../goals/store.js';
 import { defineReport } from '../definition.js';
 import type { Filter } from '../../analysis/question.js';
+import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
-import { periodParam } from '../params.js';
+import { choiceParam } from '../params.js';
 import { GOAL_BOT_PERIODS, type ResolvedPeriod } from '../periods.js';
 import { periodParams, queryOne, queryRows, rollupParams, type QueryParams } from '../query.js';
-import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
+import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { avgVisitSeconds } from '../sql/stats.js';
 import { RAW_WINDOW, rollupRows } from '../sql/window.js';
 
@@ -37,6 +38,9 @@ export const GOAL_TYPE_TABLE = `| type | value | category | direction | format |
 | engagement | \`""\` | engagement | up | duration | average visit duration in seconds, as stats' avgDurationSeconds (0 when none) | null |
 
 conversionRate is null when the period has no visitors. \`currency\` is the ISO 4217 code of a revenue goal's \`current\` (the currency with the most transactions, ties by code), null for other types and for revenue goals without transactions.`;
+
+/** The goals report's periods: its own presets, plus a custom range and all time. */
+const GOAL_PERIODS = [...GOAL_BOT_PERIODS, 'custom', 'all'] as const;
 
 const CATEGORY = { event: 'conversion', pageview: 'conversion', revenue: 'revenue', traffic: 'traffic', engagement: 'engagement' } as const;
 const FORMAT = { event: 'number', pageview: 'number', revenue: 'currency', traffic: 'number', engagement: 'duration' } as const;
@@ -243,11 +247,11 @@ export const goalsReport = defineReport({
   name: 'goals',
   path: '/:domain/goals',
   summary: 'Goals with their current value over the period',
-  description: `Periods: today, 7d, 30d (default), 6m, 12m. Works with API keys and sessions alike (full data). With \`filters\`, every goal is measured over the events the filters keep, from raw events; the visitors of the period (conversion rates, all-traffic goals) are those with a kept pageview, custom or transaction event, and engagement averages the whole visits holding one.\n\n${GOAL_TYPE_TABLE}`,
-  query: v.object({ period: periodParam(GOAL_BOT_PERIODS, '30d'), ...FiltersQuery }),
+  description: `Periods: ${GOAL_PERIODS.join(', ')} (default 30d; custom with from and to as YYYY-MM-DD; all since the first event). Works with API keys and sessions alike (full data). With \`filters\`, every goal is measured over the events the filters keep, from raw events; the visitors of the period (conversion rates, all-traffic goals) are those with a kept pageview, custom or transaction event, and engagement averages the whole visits holding one.\n\n${GOAL_TYPE_TABLE}`,
+  query: ranged(v.object({ ...rangeOnlyEntries(), period: choiceParam('period', GOAL_PERIODS, '30d'), ...FiltersQuery })),
   response: GoalsResponse,
   async run(ctx, input): Promise<GoalsResult> {
-    const period = resolveFor(ctx, input.period);
+    const { period } = await resolveInput(ctx, input);
     return { ...periodFields(period), goals: await measureGoals(ctx.deps, ctx.project.id, period, filtersOf(input)) };
   },
   csv: {

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { defineReport } from '../definition.js';
+import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
-import { generalPeriod } from '../params.js';
 import { periodParams, queryRows, type ColumnKind } from '../query.js';
-import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
+import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { RAW_WINDOW } from '../sql/window.js';
 
 /** The Core Web Vitals the tracker reports; LCP, INP, FCP and TTFB in ms, CLS unitless. */
@@ -105,10 +105,10 @@ export const performanceReport = defineReport({
     'sample at index floor(0.75·n) of the sorted values. rating by web.dev thresholds on the unrounded p75: LCP 2500/4000, ' +
     `INP 200/500, CLS 0.1/0.25, FCP 1800/3000, TTFB 800/1800 (≤ first good, ≤ second needs-improvement, else poor). pages: top ${PERFORMANCE_TOP_PAGES} by vitals events. ` +
     'With `filters`, only the vitals events they keep are read (a visit-level filter keeps those of matching visits).',
-  query: v.object({ period: generalPeriod(), ...FiltersQuery }),
+  query: ranged(v.object({ ...rangeOnlyEntries(), ...FiltersQuery })),
   response: PerformanceResponse,
   async run(ctx, input): Promise<Performance> {
-    const period = resolveFor(ctx, input.period);
+    const { period } = await resolveInput(ctx, input);
     const { kept, params } = keptEvents(filtersOf(input), { ...periodParams(ctx.project.id, period), limit: PERFORMANCE_TOP_PAGES + 1 });
     const rows = await queryRows(
       ctx.deps,

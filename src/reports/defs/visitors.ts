@@ -1,11 +1,12 @@
 import * as v from 'valibot';
 import type { ReportContext } from '../definition.js';
 import { defineReport } from '../definition.js';
+import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
-import { generalPeriod, limitParam } from '../params.js';
+import { limitParam } from '../params.js';
 import { periodParams, queryRows, type QueryParams } from '../query.js';
 import { toClickHouseDateTime, type ResolvedPeriod } from '../periods.js';
-import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
+import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import {
   filteredLatestVisitorIdsSql,
   filteredVisitorsByIdSql,
@@ -121,10 +122,10 @@ export const visitorsReport = defineReport({
     'Location, device, browser and OS come from the latest event; referrer from the first pageview. ' +
     'With `filters`: the visitors with a pageview, custom or transaction event the filters keep, each row computed from those kept events only ' +
     '(an event-level filter such as page==/pricing counts only those pageviews; a visit-level one keeps every event of the matching visits).',
-  query: v.object({ period: generalPeriod(), limit: limitParam(100, 10), ...FiltersQuery }),
+  query: ranged(v.object({ ...rangeOnlyEntries(), limit: limitParam(100, 10), ...FiltersQuery })),
   response: VisitorsResponse,
   async run(ctx, input): Promise<Visitors> {
-    const period = resolveFor(ctx, input.period);
+    const { period } = await resolveInput(ctx, input);
     const params = periodParams(ctx.project.id, period);
     const filters = filtersOf(input);
     if (filters.length > 0) {

@@ -36,3 +36,24 @@ ORDER BY event_count DESC, name ASC
 LIMIT {limit:UInt32}`,
   raw: eventsRawSql('1'),
 };
+
+/*
+ * Counts of the named events only, unranked: the compared period's numbers for the rows an
+ * answer shows (`names`), so a row is never missing for ranking lower there.
+ */
+
+/** The raw form of EVENTS_BY_NAME_SQL over the events that also satisfy `kept` ('1' for all). */
+export const eventsByNameRawSql = (kept: string) => `
+SELECT toString(event_name) AS name, uniqCombined(14)(visitor_id) AS people, count() AS event_count
+FROM events
+WHERE ${RAW_WINDOW} AND kind IN ('custom', 'transaction') AND event_name IN {names:Array(String)}${kept === '1' ? '' : ` AND (${kept})`}
+GROUP BY name`;
+
+export const EVENTS_BY_NAME_SQL: SourcedSql = {
+  rollup: `
+SELECT toString(event_name) AS name, uniqCombinedMerge(14)(people) AS people, sum(events) AS event_count
+FROM ${rollupRows('custom_events')}
+WHERE event_name IN {names:Array(String)}
+GROUP BY name`,
+  raw: eventsByNameRawSql('1'),
+};
