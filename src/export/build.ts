@@ -3,9 +3,9 @@ import type { Filter } from '../analysis/question.js';
 import { ApiError } from '../errors.js';
 import type { ReportContext, ReportDefinition } from '../reports/definition.js';
 import { takesFilters } from '../reports/filter-input.js';
-import type { PeriodKey } from '../reports/periods.js';
+import type { RangePeriodKey } from '../reports/periods.js';
+import { resolveRanges } from '../reports/project-range.js';
 import { findReport } from '../reports/registry.js';
-import { resolveFor } from '../reports/shape.js';
 import { CSV_EOL, csvComment, csvSection } from './csv.js';
 
 /**
@@ -23,7 +23,11 @@ import { CSV_EOL, csvComment, csvSection } from './csv.js';
 export const EXPORT_SECTIONS = ['stats', 'pages', 'referrers', 'countries', 'browsers', 'os'] as const;
 
 export interface ExportInput {
-  period: PeriodKey;
+  /** A preset, `custom` (with `from` and `to`) or `all`; scheduled exports pass presets only. */
+  period: RangePeriodKey;
+  /** First and last date of a custom range (YYYY-MM-DD, the project's zone). */
+  from?: string | undefined;
+  to?: string | undefined;
   /** Rows per ranked section, 1–500. */
   limit: number;
   /** Conditions every section applies (none when absent). */
@@ -48,13 +52,20 @@ export function exportFiltersProblem(filters: readonly Filter[] | undefined): st
   return without.length ? `filters: not available in the export yet (sections without them: ${without.join(', ')})` : null;
 }
 
-/** The comment lines that open an export: what it is, the project, the period, when. */
-export function exportPreamble(ctx: ReportContext, input: ExportInput): string {
-  const period = resolveFor(ctx, input.period);
+/** How an export names its period: the key, and for a custom range its dates (`custom 2026-03-01 to 2026-03-09`). */
+export const periodLabel = (input: Pick<ExportInput, 'period' | 'from' | 'to'>) =>
+  input.period === 'custom' ? `custom ${input.from} to ${input.to}` : input.period;
+
+/**
+ * The comment lines that open an export: what it is, the project, the period, when. Throws a 400
+ * ApiError for a bad range (a `from` after today).
+ */
+export async function exportPreamble(ctx: ReportContext, input: ExportInput): Promise<string> {
+  const { period } = await resolveRanges(ctx.deps, ctx.project, input);
   return (
     csvComment('Sightline export') +
     csvComment(`domain: ${ctx.project.domain}`) +
-    csvComment(`period: ${period.key} (from ${new Date(period.from).toISOString()} to ${new Date(period.now).toISOString()})`) +
+    csvComment(`period: ${periodLabel(input)} (from ${new Date(period.from).toISOString()} to ${new Date(period.now).toISOString()})`) +
     csvComment(`time zone: ${period.bucketTimeZone}`) +
     csvComment(`generated: ${new Date(ctx.deps.clock.now()).toISOString()}`) +
     csvComment(`rows per section: at most ${input.limit}`) +
@@ -68,16 +79,26 @@ export function exportPreamble(ctx: ReportContext, input: ExportInput): string {
  * engine runs them side by side) and each chunk is yielded as soon as it and the ones before it
  * are ready, so a caller can stream it. Reusable outside HTTP (e.g. a scheduled export job).
  */
-export async function* buildExportCsv(ctx: ReportContext, input: ExportInput): AsyncGenerator<string, void, undefined> {
+export async function* buildExportCsv(given: ReportContext, input: ExportInput): AsyncGenerator<string, void, undefined> {
   const problem = exportFiltersProblem(input.filters);
   if (problem) throw new ApiError(400, problem);
+  // One clock read for the whole export: the preamble and every section resolve the same period.
+  const now = given.deps.clock.now();
+  const ctx: ReportContext = { ...given, deps: { ...given.deps, clock: { now: () => now } } };
+  // A bad range fails here, before any section query starts.
+  const preamble = await exportPreamble(ctx, input);
   const defs = EXPORT_SECTIONS.map(sectionReport);
-  // Unfiltered sections get exactly the input they always had.
-  const sectionInput = { period: input.period, limit: input.limit, ...(input.filters?.length ? { filters: input.filters } : {}) };
+  // Unfiltered preset sections get exactly the input they always had.
+  const sectionInput = {
+    period: input.period,
+    limit: input.limit,
+    ...(input.period === 'custom' ? { from: input.from, to: input.to } : {}),
+    ...(input.filters?.length ? { filters: input.filters } : {}),
+  };
   const pending = defs.map((def) => def.run(ctx, sectionInput));
   // Results awaited later must not count as unhandled if an earlier section fails first.
   for (const p of pending) p.catch(() => {});
-  let text = exportPreamble(ctx, input);
+  let text = preamble;
   for (const [i, def] of defs.entries()) {
     const result = await pending[i];
     text += CSV_EOL + csvSection(def.csv.title, def.csv.columns, def.csv.rows(result));

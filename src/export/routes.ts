@@ -6,17 +6,26 @@ import { validate } from '../http/validate.js';
 import { loadProject } from '../projects/access.js';
 import { byCredential, rateLimit } from '../ratelimit.js';
 import * as v from 'valibot';
+import { ranged, rangeOnlyEntries } from '../reports/analysis-input.js';
 import { FiltersQuery } from '../reports/filter-input.js';
-import { generalPeriod, limitParam } from '../reports/params.js';
-import { buildExportCsv } from './build.js';
+import { limitParam } from '../reports/params.js';
+import { buildExportCsv, type ExportInput } from './build.js';
 import { CSV_CONTENT_TYPE, CSV_OPENAPI_CONTENT } from './negotiate.js';
 
-/** `period` as every report takes it (default `30d`); `limit` 1–500 rows per section, default 100; `filters` for every section. */
-export const ExportQuery = v.object({ period: generalPeriod(), limit: limitParam(500, 100), ...FiltersQuery });
+/**
+ * `period` as the ranged reports take it (presets, `custom` with `from`/`to`, `all`; default `30d`),
+ * with their rules and messages; `limit` 1–500 rows per section, default 100; `filters` for every section.
+ */
+export const ExportQuery = ranged(v.object({ ...rangeOnlyEntries(), limit: limitParam(500, 100), ...FiltersQuery }));
 
-/** `sightline-{domain}-{period}.csv`; a normalized domain is already safe, this keeps it so. */
-export const exportFileName = (domain: string, period: string) =>
-  `sightline-${domain.replace(/[^a-z0-9.-]/gi, '_')}-${period}.csv`;
+/**
+ * `sightline-{domain}-{period}.csv`, a custom range as `custom-{from}-{to}`; a normalized domain
+ * is already safe, this keeps it so (the dates are validated YYYY-MM-DD).
+ */
+export function exportFileName(domain: string, period: string | Pick<ExportInput, 'period' | 'from' | 'to'>): string {
+  const label = typeof period === 'string' ? period : period.period === 'custom' ? `custom-${period.from}-${period.to}` : period.period;
+  return `sightline-${domain.replace(/[^a-z0-9.-]/gi, '_')}-${label}.csv`;
+}
 
 /** Async iterable of text → byte stream; a failure mid-way errors the stream (the client sees a cut body). */
 function textStream(first: string | undefined, rest: AsyncIterator<string>): ReadableStream<Uint8Array> {
@@ -50,14 +59,15 @@ export function exportRoutes() {
         'countries (`country,country_code,pageviews,visitors`), browsers (`browser,visitors`) and operating systems ' +
         '(`os,visitors`), each a comment line naming it, a header row and at most `limit` data rows, separated by a ' +
         'blank line. Text cells starting with = + - @ TAB or CR are prefixed with \' and quoted. `filters` (the reports\' grammar) ' +
-        'applies to every section and is named in a `# filters:` comment line.',
+        'applies to every section and is named in a `# filters:` comment line. `period=custom&from=YYYY-MM-DD&to=YYYY-MM-DD` and ' +
+        '`period=all` work as in the reports (the comment line reads `# period: custom 2026-03-01 to 2026-03-09 (from … to …)`).',
       security: bearerSecurity,
       responses: {
         200: {
           description: 'The export, streamed as it is computed',
           headers: {
             'Content-Disposition': {
-              description: 'attachment; filename="sightline-{domain}-{period}.csv"',
+              description: 'attachment; filename="sightline-{domain}-{period}.csv"; a custom range as sightline-{domain}-custom-{from}-{to}.csv',
               schema: { type: 'string' },
             },
           },
@@ -78,7 +88,7 @@ export function exportRoutes() {
       const first = await chunks.next();
       return c.body(textStream(first.done ? undefined : first.value, chunks), 200, {
         'Content-Type': CSV_CONTENT_TYPE,
-        'Content-Disposition': `attachment; filename="${exportFileName(project.domain, input.period)}"`,
+        'Content-Disposition': `attachment; filename="${exportFileName(project.domain, input)}"`,
         'Cache-Control': 'no-store',
       });
     },
