@@ -179,7 +179,8 @@ describe('GET /projects/{domain}/export', () => {
     ['limit=501', 'limit must be an integer from 1 to 500'],
     ['limit=abc', 'limit must be an integer from 1 to 500'],
     ['limit=1.5', 'limit must be an integer from 1 to 500'],
-    ['period=1y', 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week'],
+    ['period=1y', 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week, custom, all'],
+    ['period=custom&from=2026-03-05', 'from and to (YYYY-MM-DD) are required with period=custom'],
   ])('400 for %s, naming the allowed values', async (query, message) => {
     const res = await h.call('GET', exportUrl(domain, query), { token: alice.readKey });
     expect(res.status).toBe(400);

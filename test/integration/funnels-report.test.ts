@@ -208,7 +208,7 @@ describe('funnels: every refusal', () => {
 
     expect(await callJson(ctx.h, 'GET', `${base}/${funnelId}?period=1y`, ctx.alice.readKey)).toEqual({
       status: 400,
-      body: { error: 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week' },
+      body: { error: 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week, custom, all' },
     });
     for (const [method, path] of [['GET', base], ['GET', `${base}/${funnelId}`], ['POST', base], ['DELETE', `${base}/${funnelId}`]] as const) {
       expect(await callJson(ctx.h, method, path, undefined, method === 'POST' ? ok : undefined)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });

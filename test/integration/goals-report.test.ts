@@ -197,7 +197,7 @@ describe('goals: every refusal', () => {
 
     expect(await callJson(ctx.h, 'GET', `${base}?period=90d`, ctx.alice.readKey)).toEqual({
       status: 400,
-      body: { error: 'period must be one of: today, 7d, 30d, 6m, 12m' },
+      body: { error: 'period must be one of: today, 7d, 30d, 6m, 12m, custom, all' },
     });
     expect(await callJson(ctx.h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
     expect(await callJson(ctx.h, 'POST', base, undefined, ok)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });

@@ -115,9 +115,9 @@ describe('performance report', () => {
   it('refuses bad periods, missing credentials and foreign projects', async () => {
     const { domain } = await newProject(ctx.h, ctx.alice);
     const base = `/api/v1/projects/${domain}/performance`;
-    expect(await callJson(ctx.h, 'GET', `${base}?period=all`, ctx.alice.readKey)).toEqual({
+    expect(await callJson(ctx.h, 'GET', `${base}?period=1y`, ctx.alice.readKey)).toEqual({
       status: 400,
-      body: { error: 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week' },
+      body: { error: 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week, custom, all' },
     });
     expect(await callJson(ctx.h, 'GET', base)).toEqual({ status: 401, body: { error: 'Invalid or missing API key' } });
     expect(await callJson(ctx.h, 'GET', base, ctx.bob.readKey)).toEqual({ status: 404, body: { error: 'Project not found' } });

@@ -360,7 +360,7 @@ describe('report errors', () => {
   const periodMessage = 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week';
   // The fixed analysis reports take custom ranges and all time too.
   const rangeMessage = `${periodMessage}, custom, all`;
-  const RANGED = ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'browsers', 'os'];
+  const RANGED = ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'devices', 'browsers', 'os', 'events'];
 
   it('400 for a bad period on every core report, naming the allowed values', async () => {
     const domain = await projectWith([]);
