@@ -7,13 +7,14 @@
  */
 import { timeseriesChart, type SeriesPoint } from './chart.js';
 import { compareControl, filterButton, filterChips, periodControl, periodShortcuts } from './controls.js';
-import { h, replace } from './dom.js';
+import { download, projectPath, query } from './api.js';
+import { h, replace, statusLine } from './dom.js';
 import { botsCard, funnelsCard, goalsCard, visitorsCard, vitalsCard } from './other-cards.js';
 import { headline } from './headline.js';
 import { realtimeView } from './realtime.js';
 import { devicesCard, eventsCard, locationsCard, pagesCard, sourcesCard } from './report-cards.js';
 import type { Ctx, ReportSource } from './source.js';
-import { apiParams, type View } from './view.js';
+import { apiParams, formatFilters, presetOf, type View } from './view.js';
 import { card, empty, type Card } from './widgets.js';
 
 export type { ReportSource } from './source.js';
@@ -49,12 +50,31 @@ export function renderDashboard(root: HTMLElement, source: ReportSource, view: V
   const chips = h('div', { class: 'chips-row' });
   const { live, now } = realtimeView(source);
 
+  // The full export (every section) takes presets only: custom ranges and all time export the nearest preset.
+  const exportStatus = statusLine();
+  const exportButton = h('button', {
+    type: 'button',
+    class: 'secondary',
+    onclick: async () => {
+      exportStatus.clear();
+      const period = presetOf(current);
+      const filters = current.filters.length ? formatFilters(current.filters) : undefined;
+      try {
+        const name = await download(projectPath(source.domain, `/export${query({ period, limit: 100, filters })}`), `sightline-${source.domain}-${period}.csv`);
+        exportStatus.ok(`Downloaded ${name}`);
+      } catch (err) {
+        exportStatus.error((err as Error).message);
+      }
+    },
+  }, 'Download CSV');
+  const exportTools = source.share ? null : h('div', { class: 'csv' }, exportButton, exportStatus.el);
+
   const drawControls = () => {
     const focused = document.activeElement as HTMLElement | null;
     const focusId = focused?.id || (focused?.classList.contains('chip-remove') ? 'add-filter' : '');
     const add = filterButton(ctx());
     add.id = 'add-filter';
-    replace(controls, periodControl(ctx()), compareControl(ctx()), add, live);
+    replace(controls, periodControl(ctx()), compareControl(ctx()), add, live, exportTools);
     replace(chips, filterChips(ctx()));
     if (focusId) document.getElementById(focusId)?.focus();
   };
