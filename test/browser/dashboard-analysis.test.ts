@@ -213,6 +213,16 @@ describe('dashboard analysis in a real browser', () => {
     expect(hashParams(page).get('filters')).toBe('page~=docs;device==Mobile');
     const both = await apiJson<Stats>(`stats?period=7d&filters=${encodeURIComponent('page~=docs;device==Mobile')}`);
     await expect.poll(() => headlineOf(page)).toMatchObject(expectedHeadline(both));
+    // "is not" from the menu, with two values.
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await dialog.getByLabel('Dimension').selectOption('country');
+    await dialog.getByLabel('Operator').selectOption('is_not');
+    await dialog.getByLabel('Value').fill('DE|US');
+    await dialog.getByRole('button', { name: 'Apply filter' }).click();
+    await page.getByText('Country is not DE or US').waitFor();
+    expect(hashParams(page).get('filters')).toBe('page~=docs;device==Mobile;country!=DE|US');
+    const three = await apiJson<Stats>(`stats?period=7d&filters=${encodeURIComponent('page~=docs;device==Mobile;country!=DE|US')}`);
+    await expect.poll(() => headlineOf(page)).toMatchObject(expectedHeadline(three));
     await page.getByRole('button', { name: 'Clear all filters' }).click();
     await expect.poll(() => hashParams(page).get('filters')).toBeNull();
   }, 60_000);

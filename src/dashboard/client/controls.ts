@@ -19,8 +19,8 @@ const presetView = (view: View, period: RangePeriod): View => ({ period, filters
 export function periodControl(ctx: Ctx): HTMLElement {
   const { view } = ctx;
   const today = todayIn(ctx.source.timeZone);
-  const from = h('input', { type: 'date', id: uid('from'), max: today, value: view.from ?? '', required: true });
-  const to = h('input', { type: 'date', id: uid('to'), max: today, value: view.to ?? today, required: true });
+  const from = h('input', { type: 'date', id: 'range-from', max: today, value: view.from ?? '', required: true });
+  const to = h('input', { type: 'date', id: 'range-to', max: today, value: view.to ?? today, required: true });
   const error = h('p', { class: 'status error', role: 'alert' });
   const form = h(
     'form',
@@ -37,7 +37,7 @@ export function periodControl(ctx: Ctx): HTMLElement {
     },
     field('From', from),
     field('To', to),
-    h('button', { type: 'submit' }, 'Apply range'),
+    h('button', { type: 'submit', id: 'apply-range' }, 'Apply range'),
     h('small', { class: 'hint' }, `Dates in the project’s time zone (${ctx.source.timeZone}).`),
     error,
   );

@@ -82,7 +82,9 @@ export function renderDashboard(root: HTMLElement, source: ReportSource, view: V
   const cards: Card[] = [
     card('Overview', () => headline(ctx()), { wide: true }),
     card('Visitors and pageviews', async () => {
-      const s = await source.report<Series>('timeseries', apiParams(current));
+      let s = await source.report<Series>('timeseries', apiParams(current));
+      // Over a year of days reads better as months (Plausible's choice for long ranges and all time).
+      if (s.granularity === 'day' && s.data.length > 366) s = await source.report<Series>('timeseries', { ...apiParams(current), interval: 'month' });
       const none = s.data.every((p) => p.pageviews === 0) && (s.comparison?.data ?? []).every((p) => p.pageviews === 0);
       return none ? empty() : timeseriesChart(s.data, s.granularity, s.comparison?.data);
     }, { wide: true }),
