@@ -303,6 +303,22 @@ describe('dashboard analysis in a real browser', () => {
     expect(readFileSync(file, 'utf8')).toBe(['page,pageviews,visitors', ...docs.data.map((r) => `${r.page},${r.pageviews},${r.visitors}`)].join('\r\n') + '\r\n');
     await page.keyboard.press('Escape');
 
+    // More than a page of rows: 100 first, "Load more" fetches the next page (offset=100).
+    const at = new Date(Date.now() - 30 * 60_000).toISOString();
+    const many = Array.from({ length: 120 }, (_, i) => ({ timestamp: at, kind: 'pageview', visitorId: 'pager', sessionId: 'pager-s', url: `https://${domain}/archive/${String(i).padStart(3, '0')}` }));
+    const imported = await h.call('POST', `/api/v1/projects/${domain}/import`, { token: user.writeKey, body: many.map((l) => JSON.stringify(l)).join('\n'), headers: { 'Content-Type': 'application/x-ndjson' } });
+    expect(await imported.json()).toMatchObject({ imported: 120 });
+    await card(page, 'Top pages').getByRole('button', { name: 'Details: Pages' }).click();
+    const pagesDialog = page.getByRole('dialog', { name: 'Pages' });
+    await expect.poll(() => pagesDialog.locator('tbody tr').count()).toBe(100);
+    const total = (await apiJson<{ data: unknown[] }>('breakdown?period=7d&dimension=page&metrics=pageviews,visitors&limit=1000')).data.length;
+    expect(total).toBe(125);
+    await pagesDialog.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => pagesDialog.locator('tbody tr').count()).toBe(total);
+    expect(await pagesDialog.getByRole('button', { name: 'Load more' }).isVisible()).toBe(false);
+    await pagesDialog.getByText('125 rows shown.').waitFor();
+    await page.keyboard.press('Escape');
+
     // A UTM campaign of "=spring" is written as text, never as a formula.
     await card(page, 'Top sources').getByRole('tab', { name: 'UTM' }).click();
     await card(page, 'Top sources').getByLabel('UTM parameter').selectOption({ label: 'UTM campaign' });
@@ -349,5 +365,22 @@ describe('dashboard analysis in a real browser', () => {
     await expectAccessible(anon, 'share page');
     await shoot(anon, 'share');
     await anon.close();
+  }, 60_000);
+
+  it('refreshes the live visitor count every 30 seconds', async () => {
+    const live = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+    await live.clock.install();
+    await live.goto(`${app.url}/share/${domain}`);
+    const before = (await apiJson<{ visitors: number }>('realtime')).visitors;
+    await expect.poll(() => live.locator('.realtime').textContent()).toBe(`${before} current visitors`);
+    const line = { timestamp: new Date().toISOString(), kind: 'pageview', visitorId: 'live3', sessionId: 'live3-s', url: `https://${domain}/now` };
+    expect(await (await h.call('POST', `/api/v1/projects/${domain}/import`, { token: user.writeKey, body: JSON.stringify(line), headers: { 'Content-Type': 'application/x-ndjson' } })).json()).toMatchObject({ imported: 1 });
+    expect((await apiJson<{ visitors: number }>('realtime')).visitors).toBe(before + 1);
+    await live.clock.runFor(29_000);
+    expect(await live.locator('.realtime').textContent()).toBe(`${before} current visitors`);
+    await live.clock.runFor(2_000);
+    await expect.poll(() => live.locator('.realtime').textContent()).toBe(`${before + 1} current visitors`);
+    await expect.poll(() => card(live, 'Current visitors').textContent()).toContain('/now');
+    await live.close();
   }, 60_000);
 });
