@@ -27,7 +27,9 @@ export function realtimeView(source: ReportSource): { live: HTMLElement; now: HT
     if (timer !== undefined && !live.isConnected) return;
     try {
       const r = await source.report<Realtime>('realtime');
-      replace(live, h('span', { class: 'pulse', 'aria-hidden': 'true' }), `${fmtNumber(r.visitors)} current ${r.visitors === 1 ? 'visitor' : 'visitors'}`);
+      const text = `${fmtNumber(r.visitors)} current ${r.visitors === 1 ? 'visitor' : 'visitors'}`;
+      // Rewritten only when it changes: a status region re-announces whatever is written to it.
+      if (live.textContent !== text) replace(live, h('span', { class: 'pulse', 'aria-hidden': 'true' }), text);
       replace(now, list('Pages', r.pages.map((p) => ({ name: p.path, visitors: p.visitors }))), list('Sources', r.sources.map((s) => ({ name: s.source === '(direct)' ? 'Direct / none' : s.source, visitors: s.visitors }))));
     } catch {
       replace(live, 'Realtime count unavailable');
