@@ -26,7 +26,7 @@ const V_PV = [{ key: 'visitors', label: 'Visitors' }, { key: 'pageviews', label:
 
 type Ranked = { data: (Record<string, string | number> & { comparison?: Record<string, number> })[] };
 
-/** Top rows of a fixed ranked report, named by `field`. */
+/** Top rows of a fixed ranked report (limit 10), each row named by its `key` field. */
 const fixed = (report: string, key: string, display?: (r: Record<string, string | number>) => Child) => async (ctx: Ctx): Promise<Row[]> => {
   const { data } = await ctx.source.report<Ranked>(report, { ...apiParams(ctx.view), limit: 10 });
   return data.map((r) => ({ value: String(r[key]), display: display?.(r), metrics: { pageviews: Number(r.pageviews), visitors: Number(r.visitors) }, comparison: r.comparison }));
