@@ -1,5 +1,5 @@
 /**
- * Report benchmark (`npm run bench:reports [-- --scale 0.1] [--runs 20] [--raw-runs 20] [--reports devices,pages]`).
+ * Fixed-report benchmark (`npm run bench:rollups [-- --scale 0.1] [--runs 20] [--raw-runs 20] [--reports devices,pages]`).
  *
  * Loads (or generates, see scripts/gen-events.ts) 10M events for one project and 40M for 49
  * others, then times every registry report that takes a period over 7d, 30d and 90d through the
