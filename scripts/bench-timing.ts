@@ -2,7 +2,7 @@
  * What every latency benchmark shares: timed runs after a warm-up, percentiles, a plain-text
  * table, integer flags and the machine's load (the cores are often shared with other work).
  */
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { argValue } from './gen-events.js';
 
 /** `--name N` as a positive integer, else `fallback`. */
@@ -45,5 +45,5 @@ export function printTable(header: string[], rows: string[][], leftColumns = 2):
 /** The 1, 5 and 15 minute load averages beside the core count, as `uptime` prints them. */
 export function loadLine(): string {
   const [a, b, c] = loadavg().map((n) => n.toFixed(2));
-  return `load average: ${a}, ${b}, ${c} (1/5/15 min) on ${navigator.hardwareConcurrency} cores`;
+  return `load average: ${a}, ${b}, ${c} (1/5/15 min) on ${availableParallelism()} cores`;
 }
