@@ -30,6 +30,26 @@ export async function timeRuns(runs: number, fn: () => Promise<unknown>): Promis
   return out;
 }
 
+/**
+ * Wall and CPU milliseconds of `runs` calls of `fn` after a warm-up. CPU time is the whole
+ * process's (the embedded engine runs its threads in-process), so it stays meaningful when other
+ * work shares the cores and stretches wall times.
+ */
+export async function timeRunsWithCpu(runs: number, fn: () => Promise<unknown>): Promise<{ wall: number[]; cpu: number[] }> {
+  await fn();
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    const c = process.cpuUsage();
+    await fn();
+    const used = process.cpuUsage(c);
+    wall.push(performance.now() - t);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  return { wall, cpu };
+}
+
 /** A duration in ms with one decimal, or a dash. */
 export const ms = (n: number | undefined) => (n === undefined ? '—' : n.toFixed(1));
 
