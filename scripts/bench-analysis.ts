@@ -1,6 +1,7 @@
 /**
  * Analysis benchmark (`npm run bench:reports [-- --scale 0.1] [--shape bulk|live] [--runs 20]
- * [--periods 30d,90d] [--groups unfiltered,filtered,breakdown,query] [--breakdown-periods 30d]`).
+ * [--periods 30d,90d] [--groups unfiltered,filtered,breakdown,query] [--breakdown-periods 30d]
+ * [--dimensions page,source,…]`).
  *
  * Times the analysis pipeline over two shapes of the same volume (10M events in the main project
  * and 40M in 49 others, times `--scale`): `bulk` (scripts/gen-events.ts: a few huge INSERT …
@@ -112,6 +113,7 @@ async function measureShape(shape: Shape) {
   const periodKeys = (argValue('periods') ?? '30d,90d').split(',') as PeriodKey[];
   const breakdownPeriods = (argValue('breakdown-periods') ?? '30d').split(',') as PeriodKey[];
   const groups = (argValue('groups')?.split(',') ?? GROUPS) as Group[];
+  const breakdownDimensions = (argValue('dimensions')?.split(',') ?? [...EVENT_DIMENSIONS, ...VISIT_DIMENSIONS]) as Dimension[];
   const dataDir = shape === 'bulk' ? benchDataDir(scale) : liveBenchDataDir(scale);
   const clock = fixedClock(Date.now());
   const config = parseConfig({
@@ -196,7 +198,7 @@ async function measureShape(shape: Shape) {
     if (groups.includes('breakdown')) {
       for (const key of breakdownPeriods) {
         const period = periods.get(key) ?? resolvePeriod(key, 'UTC', now);
-        for (const d of [...EVENT_DIMENSIONS, ...VISIT_DIMENSIONS]) figures.push({ group: 'breakdown', name: d, period: key, target: target(`breakdown:${key}`), run: () => answer(breakdownAsk(period, d)) });
+        for (const d of breakdownDimensions) figures.push({ group: 'breakdown', name: d, period: key, target: target(`breakdown:${key}`), run: () => answer(breakdownAsk(period, d)) });
       }
     }
 
