@@ -12,6 +12,7 @@ import { ingestApiRoutes, MAX_HITS_BYTES } from './ingest/api-routes.js';
 import { MAX_EVENT_BYTES } from './ingest/record-event.js';
 import { bodyLimitLookup, bodyLimits, type BodyLimitRule } from './http/body-limit.js';
 import { reportRoutes } from './reports/routes.js';
+import { analysisRoutes } from './analysis/routes/index.js';
 import { goalRoutes } from './goals/routes.js';
 import { exportRoutes } from './export/routes.js';
 import { scheduleRoutes } from './export/schedule-routes.js';
@@ -70,6 +71,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   v1.route('/projects', projectRoutes());
   v1.route('/projects', ingestApiRoutes());
   v1.route('/projects', reportRoutes());
+  v1.route('/projects', analysisRoutes());
   v1.route('/projects', goalRoutes());
   v1.route('/projects', exportRoutes());
   v1.route('/projects', scheduleRoutes());

@@ -32,18 +32,28 @@ const VISIT_ATTRIBUTES: Readonly<Record<Exclude<VisitDimension, 'channel'>, stri
 /** The column a visit attribute has in the visits subquery. */
 export const visitColumn = (d: VisitDimension) => `v_${d}`;
 
-/** `argMin…(…) AS v_source, …` for the visits subquery: every attribute in `needed` (channel brings its inputs). */
+/**
+ * `argMin…(…) AS v_source, …` for the visits subquery: every attribute in `needed` (channel
+ * brings its inputs; its own column comes from visitChannelColumn, one level up).
+ */
 export function visitAttributeColumns(needed: ReadonlySet<VisitDimension>): string[] {
   const names = new Set<Exclude<VisitDimension, 'channel'>>();
   for (const d of needed) {
     if (d === 'channel') ['source', 'utmSource', 'utmMedium', 'utmCampaign'].forEach((n) => names.add(n as never));
     else names.add(d);
   }
-  const columns = [...names].map((n) => `toString(${VISIT_ATTRIBUTES[n]}) AS ${visitColumn(n)}`);
-  if (needed.has('channel')) {
-    columns.push(`${channelSql(visitColumn('source'), visitColumn('utmSource'), visitColumn('utmMedium'), visitColumn('utmCampaign'))} AS ${visitColumn('channel')}`);
-  }
-  return columns;
+  return [...names].map((n) => `toString(${VISIT_ATTRIBUTES[n]}) AS ${visitColumn(n)}`);
+}
+
+/**
+ * `<rules> AS v_channel` over the columns of visitAttributeColumns, or null when channel is not
+ * needed. It must be selected over the grouped visits, not beside their aggregates: in the same
+ * SELECT the embedded engine's analyzer fails on the rule expression ("argMinIf is not resolved
+ * as ordinary function").
+ */
+export function visitChannelColumn(needed: ReadonlySet<VisitDimension>): string | null {
+  if (!needed.has('channel')) return null;
+  return `${channelSql(visitColumn('source'), visitColumn('utmSource'), visitColumn('utmMedium'), visitColumn('utmCampaign'))} AS ${visitColumn('channel')}`;
 }
 
 export const isVisitDimension = (d: string): d is VisitDimension => (VISIT_DIMENSIONS as readonly string[]).includes(d);

@@ -2,7 +2,7 @@ import { periodParams } from '../reports/query.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
 import { RAW_WINDOW } from '../reports/sql/window.js';
 import { Binder } from './binder.js';
-import { COUNTED_KINDS, eventDimensionSql, isTimeDimension, isVisitDimension, visitAttributeColumns, visitColumn } from './dimensions.js';
+import { COUNTED_KINDS, eventDimensionSql, isTimeDimension, isVisitDimension, visitAttributeColumns, visitChannelColumn, visitColumn } from './dimensions.js';
 import { filterCondition } from './filters.js';
 import type { Dimension, Filter, Metric, OrderDirection, TimeDimension, VisitDimension } from './question.js';
 
@@ -65,7 +65,23 @@ const TIME_KEY: Readonly<Record<TimeDimension, string>> = {
   'time:month': "formatDateTime(toStartOfMonth(toDate(ts, {tz:String})), '%Y-%m-01')",
 };
 
+/**
+ * The events a visit is read from: counted kinds, and leave events only when a duration is asked
+ * for (kind is in the sort key, so granules of vitals and leaves are skipped).
+ */
+const visitEvents = (withLeaves: boolean) => `${RAW_WINDOW} AND ${withLeaves ? "kind IN ('pageview', 'custom', 'transaction', 'leave')" : COUNTED_KINDS}`;
+
 const and = (conditions: readonly string[]) => (conditions.length ? conditions.join(' AND ') : '1');
+
+/**
+ * Events of `where` grouped into visits with `columns`, the channel (when `needed` has it)
+ * selected over them, and the visits kept where `conditions` hold.
+ */
+function groupedVisits(columns: readonly string[], where: string, conditions: readonly string[], needed: ReadonlySet<VisitDimension>): string {
+  const grouped = `SELECT ${columns.join(', ')} FROM events WHERE ${where} GROUP BY session_id`;
+  const channel = visitChannelColumn(needed);
+  return `SELECT *${channel ? `, ${channel}` : ''} FROM (${grouped}) WHERE ${and(conditions)}`;
+}
 
 /**
  * Builds the one query that answers a question from raw events (README "Analysis"):
@@ -105,6 +121,7 @@ export function planQuestion(q: PlanInput): Plan {
   const nonEmptyVisitDims = groupedVisitDims.map((g) => `${visitColumn(g.dim)} != ''`);
   const metrics = q.metrics.map((m) => `${METRIC_SQL[m]} AS ${m}`);
   const needsVisitTotals = q.metrics.some((m) => VISIT_METRICS.includes(m));
+  const readFrom = visitEvents(q.metrics.includes('avgDurationSeconds'));
   const attributes = visitAttributeColumns(visitDims);
   const outer = (from: string) => {
     const select = [...groupedVisitDims.map((g) => `${visitColumn(g.dim)} AS ${g.column}`), ...eventDims.map((e) => e.column), ...metrics];
@@ -126,12 +143,12 @@ export function planQuestion(q: PlanInput): Plan {
       `countIf(${CUSTOM} AND ${kept}) AS k_events`,
       `countIf(${COUNTED_KINDS} AND ${kept}) AS k_kept`,
     ];
-    const from = `SELECT ${perVisit.join(', ')} FROM events WHERE ${RAW_WINDOW} GROUP BY session_id HAVING ${and(['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims])}`;
+    const from = groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims], visitDims);
     return { sql: outer(from), params: binder.params, dimensionColumns };
   }
 
   const needsVisitColumns = groupedVisitDims.length > 0 || needsVisitTotals;
-  const visits = `SELECT session_id, ${[...attributes, ...VISIT_TOTALS].join(', ')} FROM events WHERE ${RAW_WINDOW} GROUP BY session_id HAVING ${and([...visitFilters, ...nonEmptyVisitDims])}`;
+  const visits = groupedVisits(['session_id', ...attributes, ...VISIT_TOTALS], readFrom, [...visitFilters, ...nonEmptyVisitDims], visitDims);
   const keptWhere = [RAW_WINDOW, COUNTED_KINDS, ...eventFilters, ...eventDims.map((e) => `${e.column} != ''`)];
   if (!needsVisitColumns && visitFilters.length) keptWhere.push(`session_id IN (SELECT session_id FROM (${visits}))`);
   const keptPerVisit = `SELECT ${[
@@ -148,7 +165,9 @@ export function planQuestion(q: PlanInput): Plan {
 /**
  * A condition over `events` rows that keeps the events a question's filters keep, for reports
  * that read raw events with their own SQL: event-level filters on the row itself, visit-level
- * ones through the visits (sessions in `[from, to)`) whose attributes match. Binds `from`/`to`
+ * ones through the visits (sessions in `[from, to)`) whose attributes match. Visits are read from
+ * every kind here: a visit of only vitals or leave events (attributes empty) keeps its events
+ * under a negative filter such as `country!=US`, as the performance report expects. Binds `from`/`to`
  * and `projectId` as RAW_WINDOW does; '1' without filters.
  */
 export function keptEventsCondition(filters: readonly Filter[], binder: Binder): string {
@@ -162,7 +181,7 @@ export function keptEventsCondition(filters: readonly Filter[], binder: Binder):
     } else conditions.push(filterCondition(f, eventDimensionSql(f.dimension, binder), binder));
   }
   if (visitFilters.length) {
-    conditions.push(`session_id IN (SELECT session_id FROM (SELECT session_id, ${visitAttributeColumns(visitDims).join(', ')} FROM events WHERE ${RAW_WINDOW} GROUP BY session_id HAVING ${and(visitFilters)}))`);
+    conditions.push(`session_id IN (SELECT session_id FROM (${groupedVisits(['session_id', ...visitAttributeColumns(visitDims)], RAW_WINDOW, visitFilters, visitDims)}))`);
   }
   return and(conditions);
 }

@@ -5,12 +5,14 @@ import { bearerSecurity, errorsFor } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
 import { loadProject } from '../projects/access.js';
 import { byCredential, rateLimit } from '../ratelimit.js';
-import { generalPeriod, limitParam, reportQuery } from '../reports/params.js';
+import * as v from 'valibot';
+import { FiltersQuery } from '../reports/filter-input.js';
+import { generalPeriod, limitParam } from '../reports/params.js';
 import { buildExportCsv } from './build.js';
 import { CSV_CONTENT_TYPE, CSV_OPENAPI_CONTENT } from './negotiate.js';
 
-/** `period` as every report takes it (default `30d`); `limit` 1–500 rows per section, default 100. */
-export const ExportQuery = reportQuery(generalPeriod(), limitParam(500, 100));
+/** `period` as every report takes it (default `30d`); `limit` 1–500 rows per section, default 100; `filters` for every section. */
+export const ExportQuery = v.object({ period: generalPeriod(), limit: limitParam(500, 100), ...FiltersQuery });
 
 /** `sightline-{domain}-{period}.csv`; a normalized domain is already safe, this keeps it so. */
 export const exportFileName = (domain: string, period: string) =>
@@ -47,7 +49,8 @@ export function exportRoutes() {
         'overview (`metric,value`), pages (`path,pageviews,visitors`), referrers (`referrer,pageviews,visitors`), ' +
         'countries (`country,country_code,pageviews,visitors`), browsers (`browser,visitors`) and operating systems ' +
         '(`os,visitors`), each a comment line naming it, a header row and at most `limit` data rows, separated by a ' +
-        'blank line. Text cells starting with = + - @ TAB or CR are prefixed with \' and quoted.',
+        'blank line. Text cells starting with = + - @ TAB or CR are prefixed with \' and quoted. `filters` (the reports\' grammar) ' +
+        'applies to every section and is named in a `# filters:` comment line.',
       security: bearerSecurity,
       responses: {
         200: {

@@ -24,6 +24,7 @@ const view = (s: ExportSchedule, secret?: string) => ({
   frequency: s.frequency,
   period: s.period,
   limit: s.limit,
+  filters: s.filters ?? '',
   webhookUrl: s.webhookUrl,
   nextRunAt: new Date(s.nextRunAt).toISOString(),
   lastRunAt: s.lastRunAt,
@@ -51,8 +52,8 @@ export function scheduleRoutes() {
       summary: 'Create or replace the scheduled export (owner or admin, write scope)',
       description:
         '`frequency` daily | weekly | monthly: the export runs at the next UTC midnight, Monday midnight or 1st of the month, ' +
-        'and then every such boundary; a missed run is caught up once. `period` (default `30d`) and `limit` (1–500, default 100) ' +
-        'as in GET …/export. With `webhookUrl` (https, on a public address: hosts that are or resolve to loopback, private, link-local, ' +
+        'and then every such boundary; a missed run is caught up once. `period` (default `30d`), `limit` (1–500, default 100) ' +
+        'and `filters` (text, default none) as in GET …/export. With `webhookUrl` (https, on a public address: hosts that are or resolve to loopback, private, link-local, ' +
         'CGNAT, multicast or reserved addresses are refused with 400, and checked again before each delivery) each run POSTs a JSON notice signed with ' +
         '`X-Sightline-Signature: sha256=<hex HMAC-SHA256 of the body>`; the key is `webhookSecret`, returned only when the ' +
         'schedule is created or `rotateSecret` is true. 201 when created, 200 when replaced.',

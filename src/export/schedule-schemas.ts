@@ -2,6 +2,25 @@ import * as v from 'valibot';
 import { REPORT_PERIODS } from '../reports/periods.js';
 import { FREQUENCIES } from './schedule-store.js';
 import { WebhookUrlField } from '../jobs/webhook-url-schema.js';
+import { parseFilters } from '../analysis/filters.js';
+import { exportFiltersProblem } from './build.js';
+
+/**
+ * `filters` of a schedule: kept as the text the caller sent (the job parses it at each run), and
+ * checked now with the export's own rules, so a schedule never stores filters its runs would refuse.
+ */
+const ScheduleFilters = v.pipe(
+  v.optional(v.string('filters must be text'), ''),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    try {
+      const problem = exportFiltersProblem(parseFilters(dataset.value));
+      if (problem) addIssue({ message: problem });
+    } catch (error) {
+      addIssue({ message: error instanceof Error ? error.message : 'filters: invalid' });
+    }
+  }),
+);
 
 const LIMIT_MESSAGE = 'limit must be an integer from 1 to 500';
 
@@ -11,6 +30,7 @@ export const ScheduleBody = v.object(
     frequency: v.picklist(FREQUENCIES, `frequency must be one of: ${FREQUENCIES.join(', ')}`),
     period: v.optional(v.picklist(REPORT_PERIODS, `period must be one of: ${REPORT_PERIODS.join(', ')}`), '30d'),
     limit: v.optional(v.pipe(v.number(LIMIT_MESSAGE), v.integer(LIMIT_MESSAGE), v.minValue(1, LIMIT_MESSAGE), v.maxValue(500, LIMIT_MESSAGE)), 100),
+    filters: ScheduleFilters,
     webhookUrl: WebhookUrlField,
     rotateSecret: v.optional(v.boolean('rotateSecret must be true or false'), false),
   },
@@ -22,6 +42,8 @@ export const ScheduleView = v.object({
   frequency: v.picklist(FREQUENCIES),
   period: v.picklist(REPORT_PERIODS),
   limit: v.number(),
+  /** The `filters` text every run applies ('' for none). */
+  filters: v.string(),
   webhookUrl: v.nullable(v.string()),
   nextRunAt: v.pipe(v.string(), v.isoTimestamp()),
   lastRunAt: v.nullable(v.string()),

@@ -12,6 +12,8 @@ export interface ExportSchedule {
   period: PeriodKey;
   /** Rows per ranked section, as the export route's `limit`. */
   limit: number;
+  /** `filters` text (the reports' grammar) every run applies; '' or absent (older records) for none. */
+  filters?: string;
   webhookUrl: string | null;
   /** HMAC key of the webhook signature; shown to the caller once, when made. */
   secret: string;
@@ -69,7 +71,7 @@ function newSecret(): string {
   return `whsec_${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 
-export type ScheduleInput = Pick<ExportSchedule, 'frequency' | 'period' | 'limit' | 'webhookUrl'>;
+export type ScheduleInput = Pick<ExportSchedule, 'frequency' | 'period' | 'limit' | 'filters' | 'webhookUrl'>;
 
 /** Export schedules in Redis: the record plus its entry in the due set. */
 export const scheduleStore = {
@@ -94,6 +96,7 @@ export const scheduleStore = {
       frequency: input.frequency,
       period: input.period,
       limit: input.limit,
+      filters: input.filters ?? '',
       webhookUrl: input.webhookUrl,
       secret,
       createdAt: previous?.createdAt ?? at,

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { parseFilters } from '../analysis/filters.js';
 import { buildExportCsv } from '../export/build.js';
 import { nextSlot, scheduledFileName, scheduleStore, slotLockKey, slotStart, storeName, type ExportSchedule } from '../export/schedule-store.js';
 import { getProject, type Project } from '../projects/store.js';
@@ -25,7 +26,11 @@ async function collect(chunks: AsyncIterable<string>): Promise<string> {
 async function runOne(deps: Deps, project: Project, schedule: ExportSchedule, slot: number, now: number, fetchImpl?: Fetch): Promise<ExportRun | null> {
   const store = deps.exportStore!;
   // The same generator as GET …/export, run as the owner would see it.
-  const csv = await collect(buildExportCsv({ deps, project, role: 'owner' }, { period: schedule.period, limit: schedule.limit }));
+  const csv = await collect(buildExportCsv({ deps, project, role: 'owner' }, {
+    period: schedule.period,
+    limit: schedule.limit,
+    filters: parseFilters(schedule.filters ?? ''),
+  }));
   const file = scheduledFileName(project.domain, schedule.period, slot);
   await store.put(storeName(project.id, file), csv);
   // Deleted while the CSV was built: its folder was emptied before this file landed.

@@ -34,7 +34,8 @@ const methodNotAllowed = (c: Context<AppEnv>) => {
 
 /**
  * `/mcp`: the agent endpoint. Streamable HTTP, stateless: every POST gets a
- * fresh MCP server and transport; tools are the REST routes, run in-process by `fetchApp`.
+ * fresh MCP server and transport; report and analysis tools call their routes' functions directly,
+ * the other tools are the REST routes, run in-process by `fetchApp`.
  */
 export function mcpRoutes(fetchApp: AppFetch) {
   const app = new Hono<AppEnv>();
@@ -47,7 +48,7 @@ export function mcpRoutes(fetchApp: AppFetch) {
       summary: 'MCP endpoint (Streamable HTTP, JSON-RPC 2.0; protocol versions 2025-06-18 and 2025-11-25)',
       description:
         'Methods: initialize, tools/list, tools/call, ping. Tools: list_projects, get_project, report_{name} for every report, ' +
-        'export_csv, and for write credentials create_project, update_project, create_goal, delete_goal. Tool failures are ' +
+        'breakdown, query, realtime, export_csv, and for write credentials create_project, update_project, create_goal, delete_goal. Tool failures are ' +
         'results with isError true and the REST message. Answers are JSON, or an event stream when Accept names only ' +
         'text/event-stream. Authenticate with an API key or an OAuth access token for this resource; a 401 carries ' +
         '`WWW-Authenticate: Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"`.',
@@ -84,7 +85,7 @@ export function mcpRoutes(fetchApp: AppFetch) {
         });
       }
       const sse = wantsSse(c);
-      const server = buildServer(tools, auth, fetchApp, new URL(c.req.url).origin);
+      const server = buildServer(tools, auth, fetchApp, new URL(c.req.url).origin, c.get('services').deps);
       const transport = new StreamableHTTPTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
       await server.connect(transport);
       try {

@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthContext } from '../auth/context.js';
+import type { Deps } from '../deps.js';
 import { runTool, type AppFetch } from './dispatch.js';
 import type { ToolSpec } from './tools.js';
 import { logError } from '../log.js';
@@ -10,7 +11,8 @@ export const SERVER_INFO = { name: 'sightline', title: 'Sightline analytics', ve
 const INSTRUCTIONS =
   'Web analytics of the websites (projects) this credential can access. Start with list_projects to learn the ' +
   'domains, then call report_* tools with a domain and an optional period (24h, today, 7d, 30d, 90d, 6m, 12m, ' +
-  'this_month, this_week). export_csv gives several reports as CSV text.';
+  'this_month, this_week). breakdown ranks one dimension, query answers metrics by up to three dimensions with filters ' +
+  'and comparisons, realtime shows the last minutes. export_csv gives several reports as CSV text.';
 
 /** The tools this caller may see: write tools only for write-scoped credentials. */
 export const visibleTools = (tools: readonly ToolSpec[], auth: AuthContext) => tools.filter((t) => !t.write || auth.scope === 'write');
@@ -27,7 +29,7 @@ const descriptor = (t: ToolSpec): Tool => ({
  * A fresh MCP server for one HTTP request (stateless: nothing survives the request). The
  * low-level `Server` takes the JSON Schemas made from the valibot schemas as they are.
  */
-export function buildServer(tools: readonly ToolSpec[], auth: AuthContext, fetchApp: AppFetch, origin: string): Server {
+export function buildServer(tools: readonly ToolSpec[], auth: AuthContext, fetchApp: AppFetch, origin: string, deps: Deps): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   const mine = visibleTools(tools, auth);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: mine.map(descriptor) }));
@@ -37,7 +39,8 @@ export function buildServer(tools: readonly ToolSpec[], auth: AuthContext, fetch
     const tool = tools.find((t) => t.name === request.params.name);
     if (!tool) return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${request.params.name}` }] };
     try {
-      return await runTool(fetchApp, auth, tool, request.params.arguments ?? {}, origin);
+      const args = request.params.arguments ?? {};
+      return tool.call ? await tool.call(deps, auth, args) : await runTool(fetchApp, auth, tool, args, origin);
     } catch (err) {
       logError(`[sightline] mcp tool ${tool.name} failed`, err);
       return { isError: true, content: [{ type: 'text', text: 'Internal error while running the tool' }] };

@@ -4,12 +4,17 @@ import { ExportQuery } from '../export/routes.js';
 import { CreateGoalBody } from '../goals/schemas.js';
 import { CreateProjectBody, UpdateProjectBody } from '../projects/schemas.js';
 import { reports } from '../reports/registry.js';
+import { analysisEndpoints } from '../analysis/routes/index.js';
+import type { InProcessCall } from './in-process.js';
+import { endpointCall, reportCall } from './in-process-tools.js';
 import { toolInputSchema, type ObjectJsonSchema } from './json-schema.js';
 
 /**
  * One MCP tool = one REST route. The tool's arguments are the route's path parameters plus its
- * query (GET) or JSON body (writes); the call is dispatched to that route in-process, so the
- * answer, the validation messages and the 404 rule are the REST API's own.
+ * query (GET) or JSON body. Reports and analysis tools have `call`: they run the route's own
+ * function with the route's schemas and 404 rule, without a request through the app; the
+ * others are dispatched to their route in-process. Either way the answer, the validation
+ * messages and the 404 rule are the REST API's own.
  */
 export interface ToolSpec {
   name: string;
@@ -24,6 +29,8 @@ export interface ToolSpec {
   path: string;
   /** Where the arguments that are not path parameters go. */
   argsIn: 'query' | 'body' | 'none';
+  /** Runs the tool without a request through the app (see in-process.ts). */
+  call?: InProcessCall;
 }
 
 const PROJECTS = '/projects';
@@ -43,10 +50,13 @@ interface Spec {
   schemas?: (v.GenericSchema | undefined)[];
   argsIn?: ToolSpec['argsIn'];
   annotations?: ToolAnnotations;
+  /** Defaults to any method but GET; `POST query` only reads. */
+  write?: boolean;
+  call?: InProcessCall;
 }
 
 function tool(s: Spec): ToolSpec {
-  const write = s.method !== 'GET';
+  const write = s.write ?? s.method !== 'GET';
   return {
     name: s.name,
     title: s.title,
@@ -56,7 +66,8 @@ function tool(s: Spec): ToolSpec {
     write,
     method: s.method,
     path: s.path,
-    argsIn: s.argsIn ?? (write ? 'body' : 'query'),
+    argsIn: s.argsIn ?? (s.method === 'GET' ? 'query' : 'body'),
+    ...(s.call ? { call: s.call } : {}),
   };
 }
 
@@ -73,6 +84,19 @@ export function buildTools(): ToolSpec[] {
         method: 'GET',
         path: `${PROJECTS}${def.path}`,
         schemas: [def.query, def.params],
+        call: reportCall(def, pathParams(def.path)),
+      }),
+    ),
+    ...analysisEndpoints.map((e) =>
+      tool({
+        name: e.name,
+        title: e.summary,
+        description: `${e.description} Same answer as ${e.method} /api/v1/projects${e.path.replace(/:(\w+)/g, '{$1}')}.`,
+        method: e.method,
+        path: `${PROJECTS}${e.path}`,
+        schemas: [e.input],
+        write: false,
+        call: endpointCall(e),
       }),
     ),
     tool({

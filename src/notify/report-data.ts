@@ -1,3 +1,4 @@
+import { runQuestion } from '../analysis/run.js';
 import type { Deps } from '../deps.js';
 import type { Project } from '../projects/store.js';
 import { measureGoals } from '../reports/defs/goals.js';
@@ -5,10 +6,8 @@ import type { ResolvedPeriod } from '../reports/periods.js';
 import { periodParams, queryOne, queryRows } from '../reports/query.js';
 import { COUNTRIES_SQL } from '../reports/sql/countries.js';
 import { PAGES_SQL } from '../reports/sql/pages.js';
-import { REFERRERS_SQL } from '../reports/sql/referrers.js';
 import { STATS_SQL } from '../reports/sql/stats.js';
 import type { ReportFrequency, ReportSpan } from './report-periods.js';
-import { visitMetrics } from './visit-metrics.js';
 
 /** Rows in each top list of the email. */
 export const TOP_N = 5;
@@ -55,18 +54,23 @@ const spanPeriod = (from: number, to: number, timeZone: string): ResolvedPeriod 
 
 async function headline(deps: Deps, project: Project, from: number, to: number): Promise<HeadlineNumbers> {
   const period = spanPeriod(from, to, project.timeZone);
-  // visitors, pageviews and sessions are the stats report's own query; the per-visit metrics are not in the registry yet.
-  const [stats, visits] = await Promise.all([
+  // As the stats report answers them: the rollup for the counts, the pipeline for the per-visit metrics.
+  const [stats, [visits]] = await Promise.all([
     queryOne(deps, STATS_SQL.rollup, periodParams(project.id, period), { pageviews: 'number', visitors: 'number', sessions: 'number' }),
-    visitMetrics(deps, project.id, from, to),
+    runQuestion(deps, project.id, period, { metrics: ['bounceRate', 'avgDurationSeconds'], dimensions: [], filters: [] }),
   ]);
-  return { visitors: stats.visitors, pageviews: stats.pageviews, sessions: stats.sessions, ...visits };
+  return {
+    visitors: stats.visitors,
+    pageviews: stats.pageviews,
+    sessions: stats.sessions,
+    bounceRate: (visits?.bounceRate as number | null | undefined) ?? null,
+    visitDurationSeconds: (visits?.avgDurationSeconds as number | null | undefined) ?? null,
+  };
 }
 
 /**
  * Gathers a report over `span`: the headline numbers of it and of the span before, and the top
- * pages, sources and countries (the pages, referrers and countries reports' queries, ranked by
- * pageviews like those reports) and the top conversion goals (event and pageview goals, by
+ * pages, sources (by visit) and countries, ranked by pageviews like those reports and the top conversion goals (event and pageview goals, by
  * unique conversions).
  */
 export async function gatherReport(deps: Deps, project: Project, frequency: ReportFrequency, span: ReportSpan): Promise<ReportData> {
@@ -76,7 +80,8 @@ export async function gatherReport(deps: Deps, project: Project, frequency: Repo
     headline(deps, project, span.from, span.to),
     headline(deps, project, span.previousFrom, span.previousTo),
     queryRows(deps, PAGES_SQL.rollup, params, { path: 'string', pageviews: 'number', visitors: 'number' }),
-    queryRows(deps, REFERRERS_SQL.rollup, params, { referrer: 'string', pageviews: 'number', visitors: 'number' }),
+    // Sources by visit, as the referrers report ranks them.
+    runQuestion(deps, project.id, period, { metrics: ['pageviews', 'visitors'], dimensions: ['source'], filters: [], limit: TOP_N }),
     queryRows(deps, COUNTRIES_SQL.rollup, params, { country: 'string', pageviews: 'number', visitors: 'number' }),
     measureGoals(deps, project.id, period),
     measureGoals(deps, project.id, spanPeriod(span.previousFrom, span.previousTo, project.timeZone)),
@@ -96,7 +101,7 @@ export async function gatherReport(deps: Deps, project: Project, frequency: Repo
     current,
     previous,
     pages: pages.map((r) => ({ name: r.path, visitors: r.visitors, pageviews: r.pageviews })),
-    sources: sources.map((r) => ({ name: r.referrer, visitors: r.visitors, pageviews: r.pageviews })),
+    sources: sources.map((r) => ({ name: String(r.source), visitors: Number(r.visitors), pageviews: Number(r.pageviews) })),
     countries: countries.map((r) => ({ name: r.country, visitors: r.visitors, pageviews: r.pageviews })),
     goals: conversionGoals,
   };

@@ -1,3 +1,4 @@
+import type { Redis } from '@upstash/redis';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../deps.js';
@@ -25,11 +26,17 @@ export async function loadProject(c: Context<AppEnv>, roles: readonly Role[] = [
   return access;
 }
 
-async function lookup(c: Context<AppEnv>, domain: string): Promise<ProjectAccess | null> {
-  const { redis } = c.get('services').deps;
+const lookup = (c: Context<AppEnv>, domain: string) => findProjectAccess(c.get('services').deps.redis, domain, c.get('auth').accountId);
+
+/**
+ * The project `domain` (lower case) with the role `accountId` holds in it, or null when the
+ * project is missing or the account has no role: callers answer both with the same 404. For
+ * in-process callers (MCP tools) that have no request context; loadProject uses it too.
+ */
+export async function findProjectAccess(redis: Redis, domain: string, accountId: string): Promise<ProjectAccess | null> {
   const id = await findProjectIdByDomain(redis, domain);
   if (!id) return null;
-  const [project, role] = await Promise.all([getProject(redis, id), getRole(redis, id, c.get('auth').accountId)]);
+  const [project, role] = await Promise.all([getProject(redis, id), getRole(redis, id, accountId)]);
   return project && role ? { project, role } : null;
 }
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { REPORT_PERIODS, type PeriodKey } from './periods.js';
+import { RANGE_PERIODS, REPORT_PERIODS, type PeriodKey, type RangePeriodKey } from './periods.js';
+import { COMPARE_MODES, customRangeDays, hourIntervalAllowed, INTERVALS, MAX_RANGE_DAYS, parseDate, RANGE_MESSAGES, type Interval } from './range.js';
 
 /**
  * A query value that must be one of `allowed`; anything else fails with
@@ -57,3 +58,56 @@ export function reportQuery<P extends PeriodSchema, L extends LimitSchema>(perio
 export function reportQuery(period: PeriodSchema = generalPeriod(), limit?: LimitSchema) {
   return limit ? v.object({ period, limit }) : v.object({ period });
 }
+
+/** `period` accepting every key of RANGE_PERIODS (custom and all included), default `30d`. */
+export const rangePeriodParam = () => choiceParam('period', RANGE_PERIODS, '30d');
+
+/** `from` / `to` of a custom range: a real calendar date as `YYYY-MM-DD` (2026-02-30 fails), when given. */
+export function dateParam(name: 'from' | 'to') {
+  const message = RANGE_MESSAGES.date(name);
+  return v.optional(v.pipe(v.string(message), v.check((text) => parseDate(text) !== null, message)));
+}
+
+/** `compare`: `compare must be one of: previous_period, year_over_year`, when given. */
+export const compareParam = () => v.optional(v.picklist(COMPARE_MODES, RANGE_MESSAGES.compare));
+/** `interval` of a time series: `interval must be one of: hour, day, month`, when given (the default is the period's, range.ts defaultInterval). */
+export const intervalParam = () => v.optional(v.picklist(INTERVALS, RANGE_MESSAGES.interval));
+
+/** The fields rangeChecks reads, as the range schemas output them. */
+export type RangeFields = {
+  period: RangePeriodKey;
+  from?: string | undefined;
+  to?: string | undefined;
+  interval?: Interval | undefined;
+};
+
+/**
+ * The cross-field rules of a range, in this order, each failing with its own message on its
+ * field: custom needs both dates; dates need custom; `to` not before `from`; at most
+ * MAX_RANGE_DAYS days; `interval=hour` only on short periods (range.ts hourIntervalAllowed).
+ * Whether `from` is after today depends on the project's zone: resolveCustomRange answers that.
+ */
+export function withRangeChecks<S extends v.GenericSchema<unknown, RangeFields>>(schema: S) {
+  type Out = v.InferOutput<S>;
+  const rule = (field: 'from' | 'to' | 'interval', ok: (input: RangeFields) => boolean, message: string) =>
+    v.forward<Out, v.CheckIssue<Out>, never>(v.check<Out, string>((input) => ok(input), message), [field] as never);
+  const days = (r: RangeFields) => (r.from !== undefined && r.to !== undefined ? customRangeDays(r.from, r.to) : null);
+  return v.pipe(
+    schema,
+    rule('from', (r) => r.period !== 'custom' || (r.from !== undefined && r.to !== undefined), RANGE_MESSAGES.customNeedsDates),
+    rule('from', (r) => r.period === 'custom' || (r.from === undefined && r.to === undefined), RANGE_MESSAGES.datesNeedCustom),
+    rule('to', (r) => (days(r) ?? 1) >= 1, RANGE_MESSAGES.toBeforeFrom),
+    rule('to', (r) => (days(r) ?? 1) <= MAX_RANGE_DAYS, RANGE_MESSAGES.tooLong),
+    rule('interval', (r) => r.interval !== 'hour' || hourIntervalAllowed(r.period, days(r)), RANGE_MESSAGES.hourTooLong),
+  );
+}
+
+/** The query fields of a ranged report: `period`, `from`, `to`, `compare`, `interval`; spread into a report's own object and wrap with withRangeChecks. */
+export const rangeEntries = () => ({ period: rangePeriodParam(), from: dateParam('from'), to: dateParam('to'), compare: compareParam(), interval: intervalParam() });
+
+/** The query of a ranged report: `?period=custom&from=2026-01-01&to=2026-01-31&compare=previous_period&interval=day`. */
+export const rangeQuery = () => withRangeChecks(v.object(rangeEntries()));
+
+/** The same range as a POST body `{period, from?, to?, compare?}`, with the same rules and messages. */
+export const rangeBody = () =>
+  withRangeChecks(v.object({ period: rangePeriodParam(), from: dateParam('from'), to: dateParam('to'), compare: compareParam() }));

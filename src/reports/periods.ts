@@ -8,24 +8,37 @@ export type PeriodKey = (typeof ALL_PERIODS)[number];
 export const REPORT_PERIODS = ALL_PERIODS;
 /** Periods of the goals and bots reports. */
 export const GOAL_BOT_PERIODS = ['today', '7d', '30d', '6m', '12m'] as const;
+/**
+ * Every period key, plus `custom` (whole days `from`…`to`, range.ts) and `all` (since the first
+ * event). Routes that cannot take a date range keep ALL_PERIODS.
+ */
+export const RANGE_PERIODS = [...ALL_PERIODS, 'custom', 'all'] as const;
+/** A period key of RANGE_PERIODS. */
+export type RangePeriodKey = (typeof RANGE_PERIODS)[number];
+/** The unit of a period's buckets. */
+export type Granularity = 'hour' | 'day' | 'month';
 
 const HOUR_MS = 3_600_000;
 
 export interface ResolvedPeriod {
-  key: PeriodKey;
+  key: RangePeriodKey;
   /** Inclusive start, epoch ms (UTC): a day start, or exactly `now − 24 h` for `24h`. */
   from: number;
-  /** The clock read the period was resolved at: the last instant counted (answers' `to`). */
+  /**
+   * The last instant counted (answers' `to`): the clock read the period was resolved at, or for a
+   * range that ended before it (a past custom range, a comparison) the last millisecond of its end.
+   */
   now: number;
   /** Exclusive end, epoch ms (UTC): `now + 1 ms`, so an event stamped at `now` counts and none after it does. */
   to: number;
-  granularity: 'hour' | 'day';
+  granularity: Granularity;
   /** Zone whose calendar the buckets follow (UTC for this_month/this_week). */
   bucketTimeZone: string;
   /**
    * Start of every bucket, epoch ms, ascending, up to the one holding `now` (no bucket in the
-   * future); for zero-filled time series. The first hour bucket of `24h` starts at the clock hour
-   * holding `from`, so it may start before `from`.
+   * future); for zero-filled time series. The first hour bucket starts at the clock hour holding
+   * `from` (so for `24h` it may start before `from`), the first month bucket on the 1st of the
+   * month holding `from`.
    */
   buckets: number[];
 }

@@ -78,13 +78,13 @@ export const sourceParams = (deps: Pick<Deps, 'clickhouse'>, projectId: string, 
   source === 'rollup' ? rollupParams(deps, 'events', projectId, period, opts) : Promise.resolve(periodParams(projectId, period, opts));
 
 /**
- * Whether daily rows fall each into one bucket of `period`: true only for day buckets that all
+ * Whether daily rows fall each into one bucket of `period`: true only for day or month buckets that all
  * start on UTC midnights (a zone at offset 0 for the whole period; the last bucket, today, ends
  * at now: its daily row holds nothing later, or rollupParams falls back to 15-minute rows and raw
  * events for it). Elsewhere a UTC day straddles two local days, or (hour buckets) holds 24 of them.
  */
 export function dailyRowsFitBuckets(period: ResolvedPeriod): boolean {
-  return period.granularity === 'day' && period.buckets.every((b) => b % DAY_MS === 0);
+  return period.granularity !== 'hour' && period.buckets.every((b) => b % DAY_MS === 0);
 }
 
 const instant = (param: QueryParams[string] | undefined) => (typeof param === 'string' ? Date.parse(`${param.replace(' ', 'T')}Z`) : Number.NaN);

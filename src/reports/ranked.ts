@@ -1,14 +1,113 @@
 import * as v from 'valibot';
-import type { CsvColumn } from './definition.js';
-import { limitParam, reportQuery, generalPeriod } from './params.js';
+import type { Dimension, Filter, FilterDimension } from '../analysis/question.js';
+import { rangeBounds } from './project-range.js';
+import { runQuestion, type AnswerRow } from '../analysis/run.js';
+import { filtersOf, rankedQuery, resolveInput } from './analysis-input.js';
+import type { CsvColumn, ReportContext } from './definition.js';
+import type { ResolvedPeriod } from './periods.js';
 import { definePlannedReport } from './planned.js';
-import type { SourcedSql } from './planner.js';
+import type { Source, SourcedSql } from './planner.js';
 import { queryRows, sourceParams, type RowOf, type RowSpec } from './query.js';
-import { PeriodEntries, periodFields, resolveFor } from './shape.js';
+import { byMetricThenName, num, PeriodEntries, periodFields, str } from './shape.js';
+
+/** The metric a list ranks by (the other one rides along). */
+export type RankMetric = 'pageviews' | 'visitors';
 
 /**
- * A top-N list report (`period`, `limit`, answer `{period, from, to, data[]}`): the SQL ranks
- * and limits, `toItem` shapes each row, `finish` may add fields that depend on the whole list.
+ * How a ranked list asks the analysis pipeline (raw events, README "Analysis"): with `filters`,
+ * always for a list without rollup SQL, and for the comparison rows of every list.
+ */
+export interface RankedQuestion<Item> {
+  /** Grouping dimensions; the first names the row (a comparison keeps only the shown rows' values of it). */
+  dimensions: readonly Dimension[];
+  rankBy: RankMetric;
+  /** The item of an answer row (its dimensions keyed by name, `pageviews`, `visitors`). */
+  toItem: (row: AnswerRow) => Item;
+  /** One row's identity, from an answer row and from an item alike: comparison rows are matched on it. */
+  keyOfRow: (row: AnswerRow) => string;
+  keyOfItem: (item: Item) => string;
+  /** The item's value of the first dimension. */
+  firstOf: (item: Item) => string;
+  /** The name ties are broken by (ascending, byte order); `\u0000` joins parts so they order one after the other. */
+  nameOf: (item: Item) => string;
+  /**
+   * Values shown as one row named `as`: the empty value (which the pipeline leaves out of a
+   * grouping) and the name itself, as the rollup SQL folds them (`(direct)`, `Unknown`).
+   */
+  fold?: { as: string; values: readonly string[] };
+  /**
+   * The dimension has few values (countries): fetch them all and rank here, because the list's
+   * tie order (by a name) is not the dimension value's order.
+   */
+  rankHere?: boolean;
+}
+
+const ANALYSIS_NOTE =
+  'With `filters` the list is read from raw events (README "Analysis"). With `compare`, each row gains its pageviews and ' +
+  'visitors over the compared period (zeros when it is absent there).';
+
+/** Comparison numbers of a row: zeros when the row is absent from the compared period. */
+const Comparison = v.pipe(
+  v.object({ pageviews: num('Pageviews in the compared period'), visitors: num('Unique visitors in the compared period') }),
+  v.description('The row over the compared period (with `compare`); zeros when it is absent there'),
+);
+type ComparisonNumbers = v.InferOutput<typeof Comparison>;
+
+const metricsFor = (rankBy: RankMetric) => (rankBy === 'pageviews' ? (['pageviews', 'visitors'] as const) : (['visitors', 'pageviews'] as const));
+const count = (value: string | number | null | undefined) => Number(value ?? 0);
+
+/**
+ * The top `limit` items from the pipeline: ranked by the question's metric, ties by name. A fold
+ * is one more question (its values as a filter, no grouping) merged in by rank; the main one
+ * asks for one row more, for the literal fold name it drops.
+ */
+async function pipelineItems<Item>(ctx: ReportContext, q: RankedQuestion<Item>, period: ResolvedPeriod, filters: readonly Filter[], limit: number): Promise<Item[]> {
+  const metrics = metricsFor(q.rankBy);
+  const first = q.dimensions[0]!;
+  const [rows, folded] = await Promise.all([
+    runQuestion(ctx.deps, ctx.project.id, period, { metrics, dimensions: q.dimensions, filters, ...(q.rankHere ? {} : { limit: limit + (q.fold ? 1 : 0) }) }),
+    q.fold ? foldRow(ctx, q, period, filters) : undefined,
+  ]);
+  const items = rows.filter((r) => !q.fold?.values.includes(String(r[first]))).map(q.toItem);
+  if (folded) items.push(q.toItem(folded));
+  return items.sort(byMetricThenName((i) => (i as Record<RankMetric, number>)[q.rankBy], q.nameOf)).slice(0, limit);
+}
+
+/** The fold's answer row over `period`, its first dimension set to the fold's name (undefined when no visit falls in it). */
+async function foldRow<Item>(ctx: ReportContext, q: RankedQuestion<Item>, period: ResolvedPeriod, filters: readonly Filter[]): Promise<AnswerRow | undefined> {
+  const fold = q.fold!;
+  const first = q.dimensions[0]! as FilterDimension;
+  const [row] = await runQuestion(ctx.deps, ctx.project.id, period, {
+    metrics: metricsFor(q.rankBy),
+    dimensions: [],
+    filters: [...filters, { op: 'is', dimension: first, values: [...fold.values] }],
+  });
+  if (!row || count(row.visitors) === 0) return undefined;
+  return { ...row, [first]: fold.as };
+}
+
+/**
+ * Each shown item's numbers over the compared period: one question keeping only the shown
+ * first-dimension values (so a row is never missing for lying beyond a limit), plus the fold
+ * question when the fold row is shown. Absent rows get zeros.
+ */
+async function comparisonOf<Item>(ctx: ReportContext, q: RankedQuestion<Item>, against: ResolvedPeriod, filters: readonly Filter[], items: readonly Item[]) {
+  const isFold = (item: Item) => q.fold !== undefined && q.firstOf(item) === q.fold.as;
+  const firsts = [...new Set(items.filter((i) => !isFold(i)).map(q.firstOf))];
+  const [rows, folded] = await Promise.all([
+    firsts.length ? runQuestion(ctx.deps, ctx.project.id, against, { metrics: ['pageviews', 'visitors'], dimensions: q.dimensions, filters, onlyFirst: firsts }) : [],
+    items.some(isFold) ? foldRow(ctx, q, against, filters) : undefined,
+  ]);
+  const found = new Map<string, ComparisonNumbers>();
+  for (const r of folded ? [...rows, folded] : rows) found.set(q.keyOfRow(r), { pageviews: count(r.pageviews), visitors: count(r.visitors) });
+  return (item: Item): ComparisonNumbers => found.get(q.keyOfItem(item)) ?? { pageviews: 0, visitors: 0 };
+}
+
+/**
+ * A top-N list report (`period`/range, `limit`, `filters`, `compare`; answer `{period, from, to,
+ * data[]}`). Unfiltered, `rollup.sql` ranks and limits from rollups or raw events and
+ * `rollup.toItem` shapes each row; filtered (and always without `rollup`) the pipeline answers `question`.
+ * With `compare`, the answer gains `comparison: {from, to}` and each row `comparison: {pageviews, visitors}`.
  */
 export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>(opts: {
   name: string;
@@ -17,28 +116,48 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
   description?: string;
   /** Default `limit` (max is always 100). */
   defaultLimit?: number;
-  sql: SourcedSql;
-  spec: S;
+  /** The unfiltered list's SQL; without it every request goes through the pipeline. */
+  rollup?: { sql: SourcedSql; spec: S; toItem: (row: RowOf<S>) => v.InferOutput<v.ObjectSchema<I, undefined>> };
+  question: RankedQuestion<v.InferOutput<v.ObjectSchema<I, undefined>>>;
   item: I;
-  toItem: (row: RowOf<S>) => v.InferOutput<v.ObjectSchema<I, undefined>>;
-  finish?: (items: v.InferOutput<v.ObjectSchema<I, undefined>>[]) => v.InferOutput<v.ObjectSchema<I, undefined>>[];
   /** CSV section; `columns` default to the item's fields, headed by their names. */
   csv: { title: string; columns?: CsvColumn<v.InferOutput<v.ObjectSchema<I, undefined>>>[] };
 }) {
   type Item = v.InferOutput<v.ObjectSchema<I, undefined>>;
-  const response = v.object({ ...PeriodEntries, data: v.array(v.object(opts.item)) });
+  const response = v.object({
+    ...PeriodEntries,
+    comparison: v.optional(
+      v.pipe(
+        v.object({ from: str('Start of the compared period (ISO 8601, UTC)'), to: str('End of the compared period, the last instant counted (ISO 8601, UTC)') }),
+        v.description('The compared period (with `compare`)'),
+      ),
+    ),
+    data: v.array(v.object({ ...opts.item, comparison: v.optional(Comparison) })),
+  });
+  const items = async (ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], limit: number, source: Source): Promise<Item[]> => {
+    if (filters.length || !opts.rollup) return pipelineItems(ctx, opts.question, period, filters, limit);
+    const { sql, spec, toItem } = opts.rollup;
+    const rows = await queryRows(ctx.deps, sql[source], { ...(await sourceParams(ctx.deps, ctx.project.id, period, source)), limit }, spec);
+    return rows.map(toItem);
+  };
   return definePlannedReport({
     name: opts.name,
     path: opts.path,
     summary: opts.summary,
-    ...(opts.description ? { description: opts.description } : {}),
-    query: reportQuery(generalPeriod(), limitParam(100, opts.defaultLimit ?? 10)),
+    description: [opts.description, ANALYSIS_NOTE].filter(Boolean).join(' '),
+    query: rankedQuery(100, opts.defaultLimit ?? 10),
     response,
     async compute(ctx, input, source) {
-      const period = resolveFor(ctx, input.period);
-      const rows = await queryRows(ctx.deps, opts.sql[source], { ...(await sourceParams(ctx.deps, ctx.project.id, period, source)), limit: input.limit }, opts.spec);
-      const items = rows.map(opts.toItem);
-      return { ...periodFields(period), data: opts.finish ? opts.finish(items) : items } as v.InferOutput<typeof response>;
+      const { period, comparison: against } = await resolveInput(ctx, input);
+      const filters = filtersOf(input);
+      const data = await items(ctx, period, filters, input.limit, source);
+      if (!against) return { ...periodFields(period), data } as v.InferOutput<typeof response>;
+      const numbers = await comparisonOf(ctx, opts.question, against, filters, data);
+      return {
+        ...periodFields(period),
+        comparison: rangeBounds(against),
+        data: data.map((item) => ({ ...item, comparison: numbers(item) })),
+      } as v.InferOutput<typeof response>;
     },
     csv: { title: opts.csv.title, columns: opts.csv.columns ?? itemColumns<Item>(Object.keys(opts.item)), rows: (r) => r.data as Item[] },
   });

@@ -1,10 +1,10 @@
 import * as v from 'valibot';
 import type { ReportContext } from './definition.js';
-import { ALL_PERIODS, resolvePeriod, type PeriodKey, type ResolvedPeriod } from './periods.js';
+import { RANGE_PERIODS, resolvePeriod, type PeriodKey, type ResolvedPeriod } from './periods.js';
 
 /** `period`, `from`, `to`: the fields every report answer starts with. */
 export const PeriodEntries = {
-  period: v.pipe(v.picklist(ALL_PERIODS), v.description('The period key the answer covers')),
+  period: v.pipe(v.picklist(RANGE_PERIODS), v.description('The period key the answer covers')),
   from: v.pipe(v.string(), v.description('Start of the period, inclusive (ISO 8601, UTC)')),
   to: v.pipe(v.string(), v.description('End of the period: now, the last instant counted (ISO 8601, UTC)')),
 };

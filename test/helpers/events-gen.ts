@@ -19,6 +19,15 @@ export interface GenEvent {
   amountCents: number;
   currency: string;
   durationMs: number;
+  /** Optional columns (analysis tests); absent ones are stored as the defaults below. */
+  hostname?: string;
+  region?: string;
+  utmSource?: string;
+  utmMedium?: string;
+  utmCampaign?: string;
+  utmTerm?: string;
+  utmContent?: string;
+  props?: Readonly<Record<string, string>>;
 }
 
 const PATHS = ['/', '/a', '/b', '/blog/post-1', '/pricing', '/docs/x?y=1', '/Z'];
@@ -100,9 +109,16 @@ export async function insertEvents(store: RowStore, projectId: string, events: r
       kind: e.kind,
       visitor_id: e.visitor,
       session_id: e.session,
-      hostname: 'example.com',
+      hostname: e.hostname ?? 'example.com',
       path: e.path,
       referrer_source: e.referrerSource,
+      utm_source: e.utmSource ?? '',
+      utm_medium: e.utmMedium ?? '',
+      utm_campaign: e.utmCampaign ?? '',
+      utm_term: e.utmTerm ?? '',
+      utm_content: e.utmContent ?? '',
+      region: e.region ?? '',
+      props: e.props ?? {},
       country_code: e.countryCode,
       country_name: e.countryName,
       city: e.city,
@@ -139,4 +155,90 @@ export function makeEvent(e: Partial<GenEvent> & { ts: number }): GenEvent {
     durationMs: 0,
     ...e,
   };
+}
+
+/** Paths of generated visits: LIKE metacharacters (`_`, `%`), a query string, upper case and non-ASCII. */
+export const VISIT_PATHS = ['/', '/a_b', '/axb', '/blog/post-1', '/blog/post-2', '/pricing', '/docs/x?y=1', '/50%off', '/Über'];
+export const VISIT_HOSTS = ['example.com', 'www.example.com', 'shop.example.com'];
+export const VISIT_SOURCES = ['(direct)', 'google.com', 'news.ycombinator.com', 't.co', 'duckduckgo.com', 'newsletter'];
+export const VISIT_REGIONS = ['NY', 'IL', 'BE', 'MH', ''];
+/** UTM tuples [source, medium, campaign, term, content]; all empty = an untagged landing. */
+export const VISIT_UTMS = [
+  ['', '', '', '', ''],
+  ['', '', '', '', ''],
+  ['google', 'cpc', 'spring', 'shoes', 'ad1'],
+  ['newsletter', 'email', 'Spring', '', 'top'],
+  ['facebook', 'social', 'launch', '', ''],
+] as const;
+export const VISIT_PROPS = [{}, { plan: 'pro' }, { plan: 'Free', lang: 'de' }, { lang: 'en' }, { plan: '' }] as const;
+export const VISIT_EVENT_NAMES = ['signup', 'download', 'Purchase', 'cta_click'];
+
+/**
+ * Whole visits: 1–6 visitors with 1–3 sessions each, every session starting at a time from
+ * `starts` (its first event then) and running 1–8 steps (pageviews mostly, custom events with props, transactions,
+ * leaves with durations, vitals) a few ms to a few hours apart, so visits span period edges and
+ * days. Timestamps within a session are distinct. Each event may drift from the session's
+ * landing attributes (source, UTM, place, tech, host), so only the first counted event's values
+ * are the visit's.
+ */
+export function visitsArb(starts: fc.Arbitrary<number>): fc.Arbitrary<GenEvent[]> {
+  const attributes = fc.record({
+    referrerSource: fc.constantFrom(...VISIT_SOURCES),
+    utm: fc.constantFrom(...VISIT_UTMS),
+    place: fc.constantFrom(...PLACES),
+    region: fc.constantFrom(...VISIT_REGIONS),
+    device: fc.constantFrom(...DEVICES),
+    browser: fc.constantFrom(...BROWSERS),
+    os: fc.constantFrom(...OSES),
+    hostname: fc.constantFrom(...VISIT_HOSTS),
+  });
+  const step = fc.record({
+    gapMs: fc.oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 1, max: 3 * 3_600_000 })),
+    kind: fc.constantFrom<GenEvent['kind']>('pageview', 'pageview', 'pageview', 'pageview', 'custom', 'custom', 'transaction', 'leave', 'leave', 'vitals'),
+    path: fc.constantFrom(...VISIT_PATHS),
+    eventName: fc.constantFrom(...VISIT_EVENT_NAMES),
+    props: fc.constantFrom(...VISIT_PROPS),
+    durationMs: fc.integer({ min: 0, max: 600_000 }),
+    amountCents: fc.integer({ min: 1, max: 50_000 }),
+    drift: fc.option(attributes, { freq: 3 }),
+  });
+  const session = fc.record({ start: starts, landing: attributes, steps: fc.array(step, { minLength: 1, maxLength: 8 }) });
+  const visitor = fc.array(session, { minLength: 1, maxLength: 3 });
+  return fc.array(visitor, { minLength: 1, maxLength: 6 }).map((visitors) =>
+    visitors.flatMap((sessions, vi) =>
+      sessions.flatMap((s, si) => {
+        // The first step at the start itself (which may be a period edge), each later one after its gap.
+        let ts = s.start - s.steps[0]!.gapMs;
+        return s.steps.map((st): GenEvent => {
+          ts += st.gapMs;
+          const a = st.drift ?? s.landing;
+          const named = st.kind === 'custom' || st.kind === 'transaction';
+          return {
+            ts,
+            kind: st.kind,
+            visitor: vi + 1,
+            session: (vi + 1) * 10 + si,
+            path: st.path,
+            referrerSource: a.referrerSource,
+            ...a.place,
+            region: a.region,
+            device: a.device,
+            browser: a.browser,
+            os: a.os,
+            hostname: a.hostname,
+            utmSource: a.utm[0],
+            utmMedium: a.utm[1],
+            utmCampaign: a.utm[2],
+            utmTerm: a.utm[3],
+            utmContent: a.utm[4],
+            eventName: named ? st.eventName : '',
+            amountCents: st.kind === 'transaction' ? st.amountCents : 0,
+            currency: st.kind === 'transaction' ? 'USD' : '',
+            durationMs: st.kind === 'leave' ? st.durationMs : 0,
+            props: st.kind === 'leave' || st.kind === 'vitals' ? {} : st.props,
+          };
+        });
+      }),
+    ),
+  );
 }

@@ -12,7 +12,7 @@ export interface RefPeriod {
   key: string;
   from: number;
   now: number;
-  granularity: 'hour' | 'day';
+  granularity: 'hour' | 'day' | 'month';
   bucketTimeZone: string;
   buckets: number[];
 }
@@ -36,16 +36,31 @@ function tally<K>(events: GenEvent[], key: (e: GenEvent) => K) {
   return [...groups.values()].map((g) => ({ key: g.key, pageviews: g.pageviews, visitors: g.visitors.size }));
 }
 
-/** Stats: pageviews, distinct visitors and sessions of pageviews; summed leave durations per session with a leave. */
+/** The visits of the period: each session's events in it, for sessions with a pageview, custom or transaction event there. */
+function visitsOf(events: GenEvent[], p: RefPeriod): GenEvent[][] {
+  const sessions = new Map<number, GenEvent[]>();
+  for (const e of events.filter(inPeriod(p, ['pageview', 'leave', 'custom', 'transaction', 'vitals']))) sessions.set(e.session, [...(sessions.get(e.session) ?? []), e]);
+  return [...sessions.values()].filter((all) => all.some((e) => e.kind === 'pageview' || e.kind === 'custom' || e.kind === 'transaction'));
+}
+
+/**
+ * Stats: pageviews, distinct visitors and sessions of pageviews; summed leave durations per
+ * session with a leave; bounce rate and views per visit over the visits with a pageview.
+ */
 export function refStats(events: GenEvent[], p: RefPeriod) {
   const views = events.filter(inPeriod(p, ['pageview']));
   const leaves = events.filter(inPeriod(p, ['leave']));
+  const pageviewsOf = (visit: GenEvent[]) => visit.filter((e) => e.kind === 'pageview').length;
+  const viewed = visitsOf(events, p).filter((visit) => pageviewsOf(visit) > 0);
+  const bounces = viewed.filter((visit) => pageviewsOf(visit) === 1 && !visit.some((e) => e.kind === 'custom' || e.kind === 'transaction'));
   return {
     ...head(p),
     pageviews: views.length,
     visitors: new Set(views.map((e) => e.visitor)).size,
     sessions: new Set(views.map((e) => e.session)).size,
     avgDurationSeconds: leaves.length ? leaves.reduce((s, e) => s + e.durationMs / 1000, 0) / new Set(leaves.map((e) => e.session)).size : null,
+    bounceRate: viewed.length ? bounces.length / viewed.length : null,
+    viewsPerVisit: viewed.length ? viewed.reduce((s, visit) => s + pageviewsOf(visit), 0) / viewed.length : null,
   };
 }
 
@@ -69,6 +84,14 @@ function bucketKeysOf(p: RefPeriod): string[] {
     return keys;
   }
   const last = localDate(p.now, p.bucketTimeZone);
+  if (p.granularity === 'month') {
+    const [y, m] = localDate(p.from, p.bucketTimeZone).split('-').map(Number) as [number, number];
+    for (let i = 0; ; i++) {
+      const month = new Date(Date.UTC(y, m - 1 + i, 1)).toISOString().slice(0, 7);
+      keys.push(month);
+      if (month >= last.slice(0, 7)) return keys;
+    }
+  }
   const [y, m, d] = localDate(p.from, p.bucketTimeZone).split('-').map(Number) as [number, number, number];
   for (let i = 0; ; i++) {
     const date = new Date(Date.UTC(y, m - 1, d + i)).toISOString().slice(0, 10);
@@ -88,7 +111,9 @@ export function refTimeseries(events: GenEvent[], p: RefPeriod) {
   const bucketOf =
     p.granularity === 'hour'
       ? (ms: number) => (ms === p.now && localHourStart(ms, p.bucketTimeZone) === ms ? keys.at(-1)! : iso(localHourStart(ms, p.bucketTimeZone)))
-      : (ms: number) => localDate(ms, p.bucketTimeZone);
+      : p.granularity === 'month'
+        ? (ms: number) => localDate(ms, p.bucketTimeZone).slice(0, 7)
+        : (ms: number) => localDate(ms, p.bucketTimeZone);
   const groups = new Map(tally(views, (e) => bucketOf(e.ts)).map((g) => [g.key, g]));
   const data = keys.map((key, i) => {
     const g = groups.get(key);
@@ -106,9 +131,21 @@ export function refPages(events: GenEvent[], p: RefPeriod, limit: number) {
   return { ...head(p), data: rows.map((r) => ({ path: r.key, pageviews: r.pageviews, visitors: r.visitors })) };
 }
 
-/** Referrers by pageviews, an empty source counted as (direct). */
+/**
+ * Referrers by pageviews, per visit: all of a visit's pageviews and its visitor go to the source
+ * of its first pageview, custom or transaction event (an empty source counted as (direct)).
+ */
 export function refReferrers(events: GenEvent[], p: RefPeriod, limit: number) {
-  const rows = tally(events.filter(inPeriod(p, ['pageview'])), (e) => e.referrerSource || '(direct)')
+  const groups = new Map<string, { pageviews: number; visitors: Set<number> }>();
+  for (const visit of visitsOf(events, p)) {
+    const first = visit.filter((e) => e.kind === 'pageview' || e.kind === 'custom' || e.kind === 'transaction').sort((a, b) => a.ts - b.ts)[0]!;
+    const g = groups.get(first.referrerSource || '(direct)') ?? { pageviews: 0, visitors: new Set<number>() };
+    g.pageviews += visit.filter((e) => e.kind === 'pageview').length;
+    g.visitors.add(first.visitor);
+    groups.set(first.referrerSource || '(direct)', g);
+  }
+  const rows = [...groups.entries()]
+    .map(([key, g]) => ({ key, pageviews: g.pageviews, visitors: g.visitors.size }))
     .sort((a, b) => b.pageviews - a.pageviews || asc(a.key, b.key))
     .slice(0, limit);
   return { ...head(p), data: rows.map((r) => ({ referrer: r.key, pageviews: r.pageviews, visitors: r.visitors })) };

@@ -95,7 +95,8 @@ function expected(span: { from: number; to: number }) {
     sessions.set(e.sessionId, s);
   }
   const withView = [...sessions.values()].filter((s) => s.views > 0);
-  const withLeave = [...sessions.values()].filter((s) => s.leaves > 0);
+  // Per-visit duration counts visits with a pageview, custom or transaction event in the span (README "Analysis").
+  const withLeave = [...sessions.values()].filter((s) => s.leaves > 0 && s.views + s.customs > 0);
   const rank = (key: (e: Line) => string | null) => {
     const rows = new Map<string, { views: number; visitors: Set<string> }>();
     for (const e of views) {

@@ -128,6 +128,8 @@ describe('GET /projects/{domain}/export', () => {
       ['pageviews', String(stats.pageviews)],
       ['sessions', String(stats.sessions)],
       ['avg_duration_seconds', stats.avgDurationSeconds === null ? '' : String(stats.avgDurationSeconds)],
+      ['bounce_rate', stats.bounceRate === null ? '' : String(stats.bounceRate)],
+      ['views_per_visit', stats.viewsPerVisit === null ? '' : String(stats.viewsPerVisit)],
     ]);
     expect(stats.avgDurationSeconds).toBe(30);
     expect(stats.pageviews).toBe(HOSTILE_PATHS.reduce((n, _, i) => n + 12 - i, 0) + 2);
@@ -165,7 +167,7 @@ describe('GET /projects/{domain}/export', () => {
 
   it('limits every ranked section to `limit` rows', async () => {
     const parsed = sections(await (await h.call('GET', exportUrl(domain, 'period=7d&limit=2'), { token: alice.readKey })).text());
-    expect(parsed.get('overview')).toHaveLength(4);
+    expect(parsed.get('overview')).toHaveLength(6);
     for (const title of ['pages', 'referrers', 'countries', 'browsers', 'operating systems']) {
       expect(parsed.get(title), title).toHaveLength(2);
     }

@@ -132,6 +132,22 @@ function successCalls(): Record<string, () => Promise<Call>> {
       const doomed = await newProject(h, alice);
       return api('DELETE', `/api/v1/projects/${doomed.domain}`, { confirm: true });
     },
+    // The analysis routes with every parameter they take (a read key is enough).
+    'GET /api/v1/projects/{domain}/breakdown': async () =>
+      api('GET', v1('/breakdown?dimension=page&metrics=visitors,pageviews,bounceRate&filters=page%3D%3D%2F%7C%2Fb&period=7d&compare=previous_period&limit=5&offset=0'), undefined, alice.readKey),
+    'POST /api/v1/projects/{domain}/query': async () =>
+      api('POST', v1('/query'), {
+        metrics: ['visitors', 'pageviews', 'avgDurationSeconds'],
+        dimensions: ['time:day', 'page'],
+        filters: [['is', 'country', ['US']]],
+        period: 'custom',
+        from: '2026-03-12',
+        to: '2026-03-18',
+        compare: 'year_over_year',
+        orderBy: [['visitors', 'desc']],
+        limit: 100,
+        offset: 0,
+      }, alice.readKey),
     'POST /api/v1/projects/{domain}/install/verify': async () => api('POST', v1('/install/verify')),
     'POST /api/v1/projects/{domain}/hits': async () => api('POST', v1('/hits'), [{ path: '/robots', userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', ip: '66.249.66.1' }]),
     'POST /api/v1/projects/{domain}/import': async () => ({
@@ -253,6 +269,19 @@ describe('/openapi.json', () => {
     const missing = appRoutes().filter((r) => !doc.paths[r.path]?.[r.method.toLowerCase()]).map((r) => `${r.method} ${r.path}`);
     expect(missing).toEqual([]);
     expect(Object.keys((doc.components as { securitySchemes: object }).securitySchemes)).toEqual(expect.arrayContaining(['bearerApiKey', 'session', 'oauth2']));
+  });
+
+  it('documents the parameters of the analysis routes', () => {
+    const params = (doc.paths['/api/v1/projects/{domain}/breakdown']?.get as unknown as { parameters: { name: string; in: string }[] }).parameters;
+    expect(params.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual(['compare', 'dimension', 'filters', 'from', 'limit', 'metrics', 'offset', 'period', 'to']);
+    expect(params.find((p) => p.name === 'dimension')).toMatchObject({ required: true });
+    const body = (doc.paths['/api/v1/projects/{domain}/query']?.post as unknown as { requestBody: { content: Record<string, { schema: { properties: object; required: string[] } }> } }).requestBody.content['application/json']!.schema;
+    expect(Object.keys(body.properties).sort()).toEqual(['compare', 'dimensions', 'filters', 'from', 'limit', 'metrics', 'offset', 'orderBy', 'period', 'to']);
+    expect(body.required).toEqual(['metrics']);
+    for (const path of ['/breakdown', '/query', '/realtime']) {
+      const op = Object.values(doc.paths[`/api/v1/projects/{domain}${path}`]!)[0]!;
+      expect(Object.keys(op.responses['200']!.content!), path).toEqual(['application/json', 'text/csv']);
+    }
   });
 
   it('every route answers as documented, on success and on error', async () => {

@@ -80,7 +80,7 @@ describe('Accept: text/csv on report routes', () => {
   it('stats: the overview section with the average duration', async () => {
     const text = await (await fetchReport('stats?period=24h', 'text/csv')).text();
     expect(parse(text, { comment: '#' })).toEqual([
-      ['metric', 'value'], ['visitors', '4'], ['pageviews', '4'], ['sessions', '4'], ['avg_duration_seconds', '12'],
+      ['metric', 'value'], ['visitors', '4'], ['pageviews', '4'], ['sessions', '4'], ['avg_duration_seconds', '12'], ['bounce_rate', '0.5'], ['views_per_visit', '1'],
     ]);
   });
 

@@ -62,9 +62,9 @@ const scenarioFor = (period: PeriodKey) =>
 type Scenario = { timeZone: string; now: number; period: PeriodKey; limit: number; events: GenEvent[] };
 type Expectation = (events: GenEvent[], p: ref.RefPeriod, limit: number) => unknown;
 
-/** Durations are floats: compare them to 9 decimals, everything else exactly. */
+/** Durations and rates are floats: compare them to 9 decimals, everything else exactly. */
 const normalize = (body: unknown) =>
-  JSON.parse(JSON.stringify(body), (k, v) => (k === 'avgDurationSeconds' && typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v));
+  JSON.parse(JSON.stringify(body), (k, v) => (['avgDurationSeconds', 'bounceRate', 'viewsPerVisit'].includes(k) && typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v));
 
 async function setUp(s: Scenario) {
   clock.set(s.now);

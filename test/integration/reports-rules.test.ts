@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
-import { REPORT_PERIODS } from '../../src/reports/periods.js';
+import { RANGE_PERIODS, REPORT_PERIODS } from '../../src/reports/periods.js';
 import { findProjectIdByDomain, getProject } from '../../src/projects/store.js';
 import type { PlannedReport } from '../../src/reports/planned.js';
 import { planSource, SOURCES } from '../../src/reports/planner.js';
@@ -108,7 +108,7 @@ describe('shapes and special values', () => {
     const stats = (await get(domain, 'stats')).body;
     expect(stats).toEqual({
       period: '30d', from: expect.any(String), to: expect.any(String),
-      pageviews: 2, visitors: 2, sessions: 2, avgDurationSeconds: null,
+      pageviews: 2, visitors: 2, sessions: 2, avgDurationSeconds: null, bounceRate: 1, viewsPerVisit: 1,
     });
   });
 
@@ -358,12 +358,15 @@ describe('time series buckets', () => {
 
 describe('report errors', () => {
   const periodMessage = 'period must be one of: 24h, today, 7d, 30d, 90d, 6m, 12m, this_month, this_week';
+  // The fixed analysis reports take custom ranges and all time too.
+  const rangeMessage = `${periodMessage}, custom, all`;
+  const RANGED = ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'browsers', 'os'];
 
   it('400 for a bad period on every core report, naming the allowed values', async () => {
     const domain = await projectWith([]);
     for (const name of CORE) {
       for (const bad of ['1y', '', '30D']) {
-        expect(await get(domain, name, `period=${bad}`), `${name} ${bad}`).toEqual({ status: 400, body: { error: periodMessage } });
+        expect(await get(domain, name, `period=${bad}`), `${name} ${bad}`).toEqual({ status: 400, body: { error: RANGED.includes(name) ? rangeMessage : periodMessage } });
       }
     }
   });
@@ -415,7 +418,7 @@ describe('registry, planner and API document', () => {
     }
     const pagesOp = doc.paths['/api/v1/projects/{domain}/pages']!.get;
     const period = pagesOp.parameters.find((p: { name: string }) => p.name === 'period');
-    expect(period.schema.enum).toEqual([...REPORT_PERIODS]);
+    expect(period.schema.enum).toEqual([...RANGE_PERIODS]);
     expect(pagesOp.parameters.map((p: { name: string }) => p.name)).toContain('limit');
   });
 

@@ -1,3 +1,4 @@
+import { countryName } from '../../ingest/enrich/countries.js';
 import { defineRankedReport } from '../ranked.js';
 import { num, str } from '../shape.js';
 import { CITIES_SQL } from '../sql/cities.js';
@@ -7,8 +8,27 @@ export const citiesReport = defineRankedReport({
   name: 'cities',
   path: '/:domain/cities',
   summary: 'Top cities, ranked by unique visitors (known geo only)',
-  sql: CITIES_SQL,
-  spec: { city_name: 'string', country: 'string', code: 'string', visitors: 'number', pageviews: 'number' },
+  rollup: {
+    sql: CITIES_SQL,
+    spec: { city_name: 'string', country: 'string', code: 'string', visitors: 'number', pageviews: 'number' },
+    toItem: (r) => ({ city: r.city_name, country: r.country, country_code: r.code, visitors: r.visitors, pageviews: r.pageviews }),
+  },
+  question: {
+    // A city is a (city, country) pair, as in the rollup: Berlin, DE and Berlin, US are two rows.
+    dimensions: ['city', 'country'],
+    rankBy: 'visitors',
+    toItem: (r) => ({
+      city: String(r.city),
+      country: countryName(String(r.country)),
+      country_code: String(r.country),
+      visitors: Number(r.visitors ?? 0),
+      pageviews: Number(r.pageviews ?? 0),
+    }),
+    keyOfRow: (r) => `${String(r.city)}\u0000${String(r.country)}`,
+    keyOfItem: (i) => `${i.city}\u0000${i.country_code}`,
+    firstOf: (i) => i.city,
+    nameOf: (i) => `${i.city}\u0000${i.country_code}`,
+  },
   item: {
     city: str('City name'),
     country: str('Country name'),
@@ -16,6 +36,5 @@ export const citiesReport = defineRankedReport({
     visitors: num('Unique visitors'),
     pageviews: num('Pageviews'),
   },
-  toItem: (r) => ({ city: r.city_name, country: r.country, country_code: r.code, visitors: r.visitors, pageviews: r.pageviews }),
   csv: { title: 'cities' },
 });

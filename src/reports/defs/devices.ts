@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 import { definePlannedReport } from '../planned.js';
-import { reportQuery } from '../params.js';
+import { filtersOf, FiltersQuery, keptEvents, withFilteredSource } from '../filter-input.js';
+import { generalPeriod } from '../params.js';
 import { queryRows, sourceParams } from '../query.js';
 import { byMetricThenName, num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
-import { DEVICES_SQL } from '../sql/tech.js';
+import { DEVICES_SQL, devicesRawSql } from '../sql/tech.js';
 
 const NameVisitors = v.object({ name: str('Name (Unknown when not recognized)'), visitors: num('Unique visitors') });
 type Item = v.InferOutput<typeof NameVisitors>;
@@ -18,16 +19,21 @@ type Devices = v.InferOutput<typeof DevicesResponse>;
 
 const rank = byMetricThenName<Item>((i) => i.visitors, (i) => i.name);
 
-/** GET /:domain/devices — device types, browsers and operating systems in one answer. */
-export const devicesReport = definePlannedReport({
+const planned = definePlannedReport({
   name: 'devices',
   path: '/:domain/devices',
   summary: 'Device types, browsers and operating systems by unique visitors (no limit)',
-  query: reportQuery(),
+  description: 'With `filters`, visitors are counted over the pageviews the filters keep.',
+  query: v.object({ period: generalPeriod(), ...FiltersQuery }),
   response: DevicesResponse,
   async compute(ctx, input, source): Promise<Devices> {
     const period = resolveFor(ctx, input.period);
-    const rows = await queryRows(ctx.deps, DEVICES_SQL[source], await sourceParams(ctx.deps, ctx.project.id, period, source), {
+    const params = await sourceParams(ctx.deps, ctx.project.id, period, source);
+    // Filters only ever reach the raw form: run() sends every filtered request there.
+    const filters = filtersOf(input);
+    const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
+    const sql = filtered ? devicesRawSql(filtered.kept) : DEVICES_SQL[source];
+    const rows = await queryRows(ctx.deps, sql, filtered?.params ?? params, {
       dimension: 'string',
       name: 'string',
       visitors: 'number',
@@ -49,3 +55,6 @@ export const devicesReport = definePlannedReport({
     ],
   },
 });
+
+/** GET /:domain/devices — device types, browsers and operating systems in one answer; `filters` read raw events. */
+export const devicesReport = withFilteredSource(planned);

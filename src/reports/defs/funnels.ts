@@ -3,7 +3,8 @@ import { ApiError } from '../../errors.js';
 import { pathPatternRegex } from '../../goals/patterns.js';
 import { FUNNEL_STEP_TYPES, funnelStore, GoalMessages, type FunnelStep } from '../../goals/store.js';
 import { defineReport } from '../definition.js';
-import { generalPeriod, reportQuery } from '../params.js';
+import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
+import { generalPeriod } from '../params.js';
 import { periodParams, queryOne, type ColumnKind, type QueryParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
 import { RAW_WINDOW } from '../sql/window.js';
@@ -23,9 +24,10 @@ const STEP_CONDITION: Readonly<Record<FunnelStep['type'], (param: string) => str
 /**
  * The funnel query for a list of step types: windowFunnel per session (`strict_once`: one event
  * advances at most one step), then unique visitors whose sessions reached each level. The text
- * depends only on the number and types of the steps; every value is a bound parameter.
+ * depends only on the number and types of the steps; every value is a bound parameter. `kept`
+ * (keptEventsCondition of a request's filters) narrows the events the sessions are read from.
  */
-export function funnelSql(types: readonly FunnelStep['type'][]): string {
+export function funnelSql(types: readonly FunnelStep['type'][], kept = '1'): string {
   const conditions = types.map((t, i) => STEP_CONDITION[t](`s${i + 1}`)).join(',\n      ');
   const counts = types.map((_, i) => `uniqExactIf(visitor, level >= ${i + 1}) AS step_${i + 1}`).join(',\n       ');
   return `
@@ -35,7 +37,7 @@ FROM (
     windowFunnel({window:UInt64}, 'strict_once')(toUInt64(toUnixTimestamp64Milli(ts)),
       ${conditions}) AS level
   FROM events
-  WHERE ${RAW_WINDOW} AND kind IN ('pageview', 'custom', 'transaction')
+  WHERE ${RAW_WINDOW} AND kind IN ('pageview', 'custom', 'transaction') AND (${kept})
   GROUP BY session_id
   HAVING level > 0
 )`;
@@ -70,8 +72,9 @@ export const funnelReport = defineReport({
   description:
     'A session reaches step k when steps 1…k happen in that order within one session and within 30 minutes of step 1 ' +
     '(ClickHouse windowFunnel; one event counts for one step). A step counts the unique visitors with a session reaching ' +
-    "it. Pageview steps match the path pattern (`*` = any characters, `/` included); event steps match custom or transaction names. Unknown id → 404 `{\"error\":\"Funnel not found\"}`.",
-  query: reportQuery(generalPeriod()),
+    "it. Pageview steps match the path pattern (`*` = any characters, `/` included); event steps match custom or transaction names. Unknown id → 404 `{\"error\":\"Funnel not found\"}`. " +
+    'With `filters`, sessions are read from the events the filters keep only (a visit-level filter keeps whole sessions; an event-level one, e.g. page==/pricing, drops the other events from the funnel).',
+  query: v.object({ period: generalPeriod(), ...FiltersQuery }),
   params: v.object({ domain: v.string(), id: v.pipe(v.string(), v.minLength(1)) }),
   response: FunnelResultResponse,
   async run(ctx, input): Promise<FunnelResult> {
@@ -79,10 +82,11 @@ export const funnelReport = defineReport({
     const funnel = await funnelStore.get(ctx.deps.redis, ctx.project.id, id);
     if (!funnel) throw new ApiError(404, GoalMessages.funnelNotFound);
     const period = resolveFor(ctx, input.period);
-    const params: QueryParams = { ...periodParams(ctx.project.id, period), window: FUNNEL_WINDOW_MS };
-    funnel.steps.forEach((s, i) => (params[`s${i + 1}`] = stepParam(s)));
+    const base: QueryParams = { ...periodParams(ctx.project.id, period), window: FUNNEL_WINDOW_MS };
+    funnel.steps.forEach((s, i) => (base[`s${i + 1}`] = stepParam(s)));
+    const { kept, params } = keptEvents(filtersOf(input), base);
     const spec: Record<string, ColumnKind> = Object.fromEntries(funnel.steps.map((_, i) => [`step_${i + 1}`, 'number']));
-    const row = await queryOne(ctx.deps, funnelSql(funnel.steps.map((s) => s.type)), params, spec);
+    const row = await queryOne(ctx.deps, funnelSql(funnel.steps.map((s) => s.type), kept), params, spec);
 
     const counts = funnel.steps.map((_, i) => row[`step_${i + 1}`] as number);
     const first = counts[0]!;

@@ -3,12 +3,14 @@ import type { Deps } from '../../deps.js';
 import { pathPatternRegex } from '../../goals/patterns.js';
 import { GOAL_TYPES, goalStore, type Goal, type GoalType } from '../../goals/store.js';
 import { defineReport } from '../definition.js';
-import { periodParam, reportQuery } from '../params.js';
+import type { Filter } from '../../analysis/question.js';
+import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
+import { periodParam } from '../params.js';
 import { GOAL_BOT_PERIODS, type ResolvedPeriod } from '../periods.js';
-import { queryOne, queryRows, rollupParams, type QueryParams } from '../query.js';
+import { periodParams, queryOne, queryRows, rollupParams, type QueryParams } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
 import { avgVisitSeconds } from '../sql/stats.js';
-import { rollupRows } from '../sql/window.js';
+import { RAW_WINDOW, rollupRows } from '../sql/window.js';
 
 /**
  * What each goal type measures over the period (README and the OpenAPI description carry the
@@ -72,6 +74,59 @@ FROM ${rollupRows('referrers')}
 WHERE referrer_source IN {sources:Array(String)}
 GROUP BY source`;
 
+/*
+ * The same five measures over raw events, for filtered requests: each reads only the events the
+ * filters keep (`kept`, keptEventsCondition). Visitors of the period are those with a kept
+ * pageview, custom or transaction event; engagement averages the whole visits holding one (as
+ * the analysis metrics do). Unique counts are exact here, as everywhere in the pipeline.
+ */
+const COUNTED = "kind IN ('pageview', 'custom', 'transaction')";
+const FILTERED_SQL = {
+  totals: (kept: string) => `
+SELECT uniqExactIf(visitor, kept_events > 0) AS visitors,
+       sumIf(duration, kept_events > 0 AND leaves > 0) AS duration_total,
+       countIf(kept_events > 0 AND leaves > 0) AS leave_sessions
+FROM (
+  SELECT session_id, any(visitor_id) AS visitor, countIf(${COUNTED} AND (${kept})) AS kept_events,
+         sumIf(toUInt64(duration_ms), kind = 'leave') AS duration, countIf(kind = 'leave') AS leaves
+  FROM events WHERE ${RAW_WINDOW}
+  GROUP BY session_id
+)`,
+  people: (kept: string) => `
+SELECT toString(event_name) AS name, uniqExact(visitor_id) AS people
+FROM events
+WHERE ${RAW_WINDOW} AND kind IN ('custom', 'transaction') AND event_name IN {names:Array(String)} AND (${kept})
+GROUP BY name`,
+  revenue: (kept: string) => `
+SELECT toString(event_name) AS name, toString(currency) AS currency_code, count() AS transaction_count, sum(amount_cents) AS amount_total
+FROM events
+WHERE ${RAW_WINDOW} AND kind = 'transaction' AND event_name IN {names:Array(String)} AND (${kept})
+GROUP BY name, currency_code`,
+  pageview: (kept: string) => `
+SELECT goal_index, uniqExact(visitor_id) AS visitors
+FROM (SELECT visitor_id, path FROM events WHERE ${RAW_WINDOW} AND kind = 'pageview' AND (${kept}))
+ARRAY JOIN arrayFilter(i -> match(path, {patterns:Array(String)}[i]), range(1, length({patterns:Array(String)}) + 1)) AS goal_index
+GROUP BY goal_index`,
+  traffic: (kept: string) => `
+SELECT toString(referrer_source) AS source, uniqExact(visitor_id) AS visitors
+FROM events
+WHERE ${RAW_WINDOW} AND kind = 'pageview' AND referrer_source IN {sources:Array(String)} AND (${kept})
+GROUP BY source`,
+};
+
+/** The SQL of each measure: the rollup queries unfiltered, the raw ones narrowed by `kept` when filtered. */
+function goalQueries(kept: string | null) {
+  return kept === null
+    ? { totals: PERIOD_TOTALS_SQL, people: EVENT_PEOPLE_SQL, revenue: REVENUE_SQL, pageview: PAGEVIEW_SQL, traffic: TRAFFIC_SQL }
+    : {
+        totals: FILTERED_SQL.totals(kept),
+        people: FILTERED_SQL.people(kept),
+        revenue: FILTERED_SQL.revenue(kept),
+        pageview: FILTERED_SQL.pageview(kept),
+        traffic: FILTERED_SQL.traffic(kept),
+      };
+}
+
 const GoalResult = v.object({
   id: str('Goal identifier'),
   name: str('Display name'),
@@ -97,8 +152,8 @@ async function when<T>(needed: boolean, run: () => Promise<T>, empty: T): Promis
 }
 
 /** Revenue per transaction name in its most used currency (ties by code). */
-async function revenueByName(deps: Deps, params: QueryParams, names: string[]) {
-  const rows = await queryRows(deps, REVENUE_SQL, { ...params, names }, {
+async function revenueByName(deps: Deps, sql: string, params: QueryParams, names: string[]) {
+  const rows = await queryRows(deps, sql, { ...params, names }, {
     name: 'string',
     currency_code: 'string',
     transaction_count: 'number',
@@ -112,31 +167,34 @@ async function revenueByName(deps: Deps, params: QueryParams, names: string[]) {
 
 /**
  * Every goal of the project with its value over `period` (the type table above). The goals
- * report calls it for its period; email reports call it for whole weeks and months.
+ * report calls it for its period (with the request's filters); email reports call it for whole
+ * weeks and months. Unfiltered it reads the rollups, filtered the kept raw events.
  */
-export async function measureGoals(deps: Deps, projectId: string, period: ResolvedPeriod): Promise<GoalRow[]> {
+export async function measureGoals(deps: Deps, projectId: string, period: ResolvedPeriod, filters: readonly Filter[] = []): Promise<GoalRow[]> {
   const goals = await goalStore.list(deps.redis, projectId);
-  const params = await rollupParams(deps, 'events', projectId, period);
+  const filtered = filters.length > 0 ? keptEvents(filters, periodParams(projectId, period)) : null;
+  const params = filtered?.params ?? (await rollupParams(deps, 'events', projectId, period));
+  const sql = goalQueries(filtered?.kept ?? null);
   const events = valuesOf(goals, 'event');
   const revenue = valuesOf(goals, 'revenue');
   const patterns = valuesOf(goals, 'pageview');
   const sources = valuesOf(goals, 'traffic').filter((s) => s !== '');
   const [totals, people, money, pages, traffic] = await Promise.all([
-    queryOne(deps, PERIOD_TOTALS_SQL, params, { visitors: 'number', duration_total: 'number', leave_sessions: 'number' }),
+    queryOne(deps, sql.totals, params, { visitors: 'number', duration_total: 'number', leave_sessions: 'number' }),
     when(events.length > 0, async () => {
-      const rows = await queryRows(deps, EVENT_PEOPLE_SQL, { ...params, names: events }, { name: 'string', people: 'number' });
+      const rows = await queryRows(deps, sql.people, { ...params, names: events }, { name: 'string', people: 'number' });
       return new Map(rows.map((r) => [r.name, r.people]));
     }, new Map<string, number>()),
-    when(revenue.length > 0, () => revenueByName(deps, params, revenue), new Map<string, { amount: number; currency: string }>()),
+    when(revenue.length > 0, () => revenueByName(deps, sql.revenue, params, revenue), new Map<string, { amount: number; currency: string }>()),
     when(patterns.length > 0, async () => {
-      const rows = await queryRows(deps, PAGEVIEW_SQL, { ...params, patterns: patterns.map(pathPatternRegex) }, {
+      const rows = await queryRows(deps, sql.pageview, { ...params, patterns: patterns.map(pathPatternRegex) }, {
         goal_index: 'number',
         visitors: 'number',
       });
       return new Map(rows.map((r) => [patterns[r.goal_index - 1]!, r.visitors]));
     }, new Map<string, number>()),
     when(sources.length > 0, async () => {
-      const rows = await queryRows(deps, TRAFFIC_SQL, { ...params, sources }, { source: 'string', visitors: 'number' });
+      const rows = await queryRows(deps, sql.traffic, { ...params, sources }, { source: 'string', visitors: 'number' });
       return new Map(rows.map((r) => [r.source, r.visitors]));
     }, new Map<string, number>()),
   ]);
@@ -185,12 +243,12 @@ export const goalsReport = defineReport({
   name: 'goals',
   path: '/:domain/goals',
   summary: 'Goals with their current value over the period',
-  description: `Periods: today, 7d, 30d (default), 6m, 12m. Works with API keys and sessions alike (full data).\n\n${GOAL_TYPE_TABLE}`,
-  query: reportQuery(periodParam(GOAL_BOT_PERIODS, '30d')),
+  description: `Periods: today, 7d, 30d (default), 6m, 12m. Works with API keys and sessions alike (full data). With \`filters\`, every goal is measured over the events the filters keep, from raw events; the visitors of the period (conversion rates, all-traffic goals) are those with a kept pageview, custom or transaction event, and engagement averages the whole visits holding one.\n\n${GOAL_TYPE_TABLE}`,
+  query: v.object({ period: periodParam(GOAL_BOT_PERIODS, '30d'), ...FiltersQuery }),
   response: GoalsResponse,
   async run(ctx, input): Promise<GoalsResult> {
     const period = resolveFor(ctx, input.period);
-    return { ...periodFields(period), goals: await measureGoals(ctx.deps, ctx.project.id, period) };
+    return { ...periodFields(period), goals: await measureGoals(ctx.deps, ctx.project.id, period, filtersOf(input)) };
   },
   csv: {
     title: 'goals',

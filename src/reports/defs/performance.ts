@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { defineReport } from '../definition.js';
-import { generalPeriod, reportQuery } from '../params.js';
+import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
+import { generalPeriod } from '../params.js';
 import { periodParams, queryRows, type ColumnKind } from '../query.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
 import { RAW_WINDOW } from '../sql/window.js';
@@ -34,12 +35,13 @@ const METRIC_COLUMNS = VITALS.map(
 ).join(',\n       ');
 
 // One scan for both answers: the empty grouping set is the overall row (its `is_overall` is 1),
-// the `(path)` set gives the pages; the overall row sorts first, then the top pages.
-const PERFORMANCE_SQL = `
+// the `(path)` set gives the pages; the overall row sorts first, then the top pages. `kept`
+// narrows the vitals events to those a request's filters keep ('1' for all).
+const performanceSql = (kept: string) => `
 SELECT path, grouping(path) AS is_overall, count() AS sample_count,
        ${METRIC_COLUMNS}
 FROM events
-WHERE ${RAW_WINDOW} AND kind = 'vitals'
+WHERE ${RAW_WINDOW} AND kind = 'vitals' AND (${kept})
 GROUP BY GROUPING SETS ((path), ())
 ORDER BY is_overall DESC, sample_count DESC, path ASC
 LIMIT {limit:UInt32}`;
@@ -101,16 +103,17 @@ export const performanceReport = defineReport({
   description:
     'LCP, INP, FCP and TTFB in milliseconds (rounded to 0.1), CLS unitless (4 decimals). p75 = quantileExact(0.75): the ' +
     'sample at index floor(0.75·n) of the sorted values. rating by web.dev thresholds on the unrounded p75: LCP 2500/4000, ' +
-    `INP 200/500, CLS 0.1/0.25, FCP 1800/3000, TTFB 800/1800 (≤ first good, ≤ second needs-improvement, else poor). pages: top ${PERFORMANCE_TOP_PAGES} by vitals events.`,
-  query: reportQuery(generalPeriod()),
+    `INP 200/500, CLS 0.1/0.25, FCP 1800/3000, TTFB 800/1800 (≤ first good, ≤ second needs-improvement, else poor). pages: top ${PERFORMANCE_TOP_PAGES} by vitals events. ` +
+    'With `filters`, only the vitals events they keep are read (a visit-level filter keeps those of matching visits).',
+  query: v.object({ period: generalPeriod(), ...FiltersQuery }),
   response: PerformanceResponse,
   async run(ctx, input): Promise<Performance> {
     const period = resolveFor(ctx, input.period);
-    const params = periodParams(ctx.project.id, period);
+    const { kept, params } = keptEvents(filtersOf(input), { ...periodParams(ctx.project.id, period), limit: PERFORMANCE_TOP_PAGES + 1 });
     const rows = await queryRows(
       ctx.deps,
-      PERFORMANCE_SQL,
-      { ...params, limit: PERFORMANCE_TOP_PAGES + 1 },
+      performanceSql(kept),
+      params,
       { path: 'string', is_overall: 'number', sample_count: 'number', ...METRIC_SPEC },
     );
     const overall = rows.find((r) => r.is_overall === 1);

@@ -1,16 +1,31 @@
 import { defineRankedReport } from '../ranked.js';
 import { num, str } from '../shape.js';
-import { REFERRERS_SQL } from '../sql/referrers.js';
 
-/** GET /:domain/referrers — top referring sources by pageviews, `(direct)` for none. */
+/**
+ * GET /:domain/referrers — top sources by pageviews, per visit: every pageview of a visit and
+ * its visitor count for the source of the visit's first event, so a visit that came from a
+ * search engine and went on through the site's own links (stored as `(direct)` on the later
+ * pageviews) counts all its pageviews for the search engine. Always from raw events (the
+ * per-pageview referrer rollup cannot tell visits apart).
+ */
 export const referrersReport = defineRankedReport({
   name: 'referrers',
   path: '/:domain/referrers',
   summary: 'Top referrers, ranked by pageviews',
-  description: 'The referrer is the referring host; traffic without a (foreign) referrer is `(direct)`.',
-  sql: REFERRERS_SQL,
-  spec: { referrer: 'string', pageviews: 'number', visitors: 'number' },
+  description:
+    "The referrer is the referring host of the visit (its first event's); traffic without a (foreign) referrer is `(direct)`. " +
+    "A visit's pageviews and visitor count all go to its referrer, including pageviews reached through the site's own links.",
+  question: {
+    dimensions: ['source'],
+    rankBy: 'pageviews',
+    toItem: (r) => ({ referrer: String(r.source), pageviews: Number(r.pageviews ?? 0), visitors: Number(r.visitors ?? 0) }),
+    keyOfRow: (r) => String(r.source),
+    keyOfItem: (i) => i.referrer,
+    firstOf: (i) => i.referrer,
+    nameOf: (i) => i.referrer,
+    // Ingest writes '(direct)' for no or same-site referrer; an empty source is folded into it too.
+    fold: { as: '(direct)', values: ['', '(direct)'] },
+  },
   item: { referrer: str('Referring host, or (direct)'), pageviews: num('Pageviews'), visitors: num('Unique visitors') },
-  toItem: (r) => r,
   csv: { title: 'referrers' },
 });

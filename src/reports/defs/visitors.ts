@@ -1,11 +1,18 @@
 import * as v from 'valibot';
 import type { ReportContext } from '../definition.js';
 import { defineReport } from '../definition.js';
-import { generalPeriod, limitParam, reportQuery } from '../params.js';
+import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
+import { generalPeriod, limitParam } from '../params.js';
 import { periodParams, queryRows, type QueryParams } from '../query.js';
 import { toClickHouseDateTime, type ResolvedPeriod } from '../periods.js';
 import { num, PeriodEntries, periodFields, resolveFor, str } from '../shape.js';
-import { LATEST_VISITOR_IDS_SQL, ONE_VISITOR_SQL, VISITORS_BY_ID_SQL } from '../sql/visitors.js';
+import {
+  filteredLatestVisitorIdsSql,
+  filteredVisitorsByIdSql,
+  LATEST_VISITOR_IDS_SQL,
+  ONE_VISITOR_SQL,
+  VISITORS_BY_ID_SQL,
+} from '../sql/visitors.js';
 
 const VISITOR_SPEC = {
   visitor: 'string',
@@ -111,12 +118,21 @@ export const visitorsReport = defineReport({
   summary: 'Recent visitors, last seen first',
   description:
     'Visitors with any event in the period, ordered by lastSeen descending (ties by visitor id ascending). ' +
-    'Location, device, browser and OS come from the latest event; referrer from the first pageview.',
-  query: reportQuery(generalPeriod(), limitParam(100, 10)),
+    'Location, device, browser and OS come from the latest event; referrer from the first pageview. ' +
+    'With `filters`: the visitors with a pageview, custom or transaction event the filters keep, each row computed from those kept events only ' +
+    '(an event-level filter such as page==/pricing counts only those pageviews; a visit-level one keeps every event of the matching visits).',
+  query: v.object({ period: generalPeriod(), limit: limitParam(100, 10), ...FiltersQuery }),
   response: VisitorsResponse,
   async run(ctx, input): Promise<Visitors> {
     const period = resolveFor(ctx, input.period);
     const params = periodParams(ctx.project.id, period);
+    const filters = filtersOf(input);
+    if (filters.length > 0) {
+      const filtered = keptEvents(filters, params);
+      const ids = (await queryRows(ctx.deps, filteredLatestVisitorIdsSql(filtered.kept), { ...filtered.params, limit: input.limit }, { visitor: 'string' })).map((r) => r.visitor);
+      const rows = ids.length ? await queryRows(ctx.deps, filteredVisitorsByIdSql(filtered.kept), { ...filtered.params, ids }, VISITOR_SPEC) : [];
+      return { ...periodFields(period), data: rows.map(visitorItem) };
+    }
     const ids = await latestVisitorIds(ctx, period, params, input.limit);
     const rows = ids.length ? await queryRows(ctx.deps, VISITORS_BY_ID_SQL, { ...params, ids }, VISITOR_SPEC) : [];
     return { ...periodFields(period), data: rows.map(visitorItem) };

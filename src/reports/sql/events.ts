@@ -6,6 +6,20 @@ import { RAW_WINDOW, rollupRows } from './window.js';
  * currencies of the name's transactions so the caller can null the amount when they mix.
  * Aliases differ from column names so no aggregate reads another's alias.
  */
+
+/** The raw form over the events that also satisfy `kept` (keptEventsCondition of a request's filters; '1' for all). */
+export const eventsRawSql = (kept: string) => `
+SELECT toString(event_name) AS name, uniqCombined(14)(visitor_id) AS people, count() AS event_count,
+       countIf(kind = 'transaction') AS transaction_count,
+       uniqExactIf(currency, kind = 'transaction') AS currencies,
+       anyIf(toString(currency), kind = 'transaction') AS currency_code,
+       sumIf(amount_cents, kind = 'transaction') AS amount_total
+FROM events
+WHERE ${RAW_WINDOW} AND kind IN ('custom', 'transaction')${kept === '1' ? '' : ` AND (${kept})`}
+GROUP BY name
+ORDER BY event_count DESC, name ASC
+LIMIT {limit:UInt32}`;
+
 export const EVENTS_SQL: SourcedSql = {
   rollup: `
 SELECT toString(event_name) AS name, uniqCombinedMerge(14)(people) AS people, sum(events) AS event_count,
@@ -20,15 +34,5 @@ WHERE event_name IN (
 GROUP BY name
 ORDER BY event_count DESC, name ASC
 LIMIT {limit:UInt32}`,
-  raw: `
-SELECT toString(event_name) AS name, uniqCombined(14)(visitor_id) AS people, count() AS event_count,
-       countIf(kind = 'transaction') AS transaction_count,
-       uniqExactIf(currency, kind = 'transaction') AS currencies,
-       anyIf(toString(currency), kind = 'transaction') AS currency_code,
-       sumIf(amount_cents, kind = 'transaction') AS amount_total
-FROM events
-WHERE ${RAW_WINDOW} AND kind IN ('custom', 'transaction')
-GROUP BY name
-ORDER BY event_count DESC, name ASC
-LIMIT {limit:UInt32}`,
+  raw: eventsRawSql('1'),
 };

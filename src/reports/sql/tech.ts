@@ -47,3 +47,10 @@ export const DEVICES_SQL: SourcedSql = {
   rollup: allOf(rollupRows('tech'), 'uniqCombinedMerge(14)', 'visitors'),
   raw: allOf(`(SELECT device, browser, os, visitor_id FROM events WHERE ${RAW_WINDOW} AND kind = 'pageview')`, 'uniqCombined(14)', 'visitor_id'),
 };
+
+/**
+ * DEVICES_SQL's raw form over the pageviews that also satisfy `kept` (a condition over `events`
+ * rows, e.g. keptEventsCondition of a request's filters): for filtered requests.
+ */
+export const devicesRawSql = (kept: string) =>
+  allOf(`(SELECT device, browser, os, visitor_id FROM events WHERE ${RAW_WINDOW} AND kind = 'pageview' AND (${kept}))`, 'uniqCombined(14)', 'visitor_id');

@@ -1,10 +1,11 @@
+import type { Granularity } from '../periods.js';
 import type { SourcedSql } from '../planner.js';
 import { RAW_WINDOW, rollupRows } from './window.js';
 
 /*
  * Bucket keys (see buckets.ts): the hour index from the first hour bucket's start `hourBase`,
  * clamped to the last bucket (on the hour, an event stamped exactly at now belongs to the last
- * hour of `24h`), or the local calendar date in the period's bucket zone. Every IANA offset is a
+ * hour of `24h`), the local calendar date, or the local month (`YYYY-MM`) in the period's bucket zone. Every IANA offset is a
  * multiple of 15 minutes, so a 15-minute rollup bucket never straddles a local hour or day edge.
  * Daily rollup rows (UTC days) are read only when every day bucket is a UTC day (defs/timeseries.ts
  * binds no whole days otherwise).
@@ -15,6 +16,8 @@ const HOUR_OF_BUCKET = hourIndex('bucket');
 const DAY_OF_BUCKET = 'toString(toDate(bucket, {tz:String}))';
 const HOUR_OF_TS = hourIndex('ts');
 const DAY_OF_TS = 'toString(toDate(ts, {tz:String}))';
+const MONTH_OF_BUCKET = "formatDateTime(toDate(bucket, {tz:String}), '%Y-%m')";
+const MONTH_OF_TS = "formatDateTime(toDate(ts, {tz:String}), '%Y-%m')";
 
 const series = (rollupKey: string, rawKey: string): SourcedSql => ({
   rollup: `
@@ -29,7 +32,8 @@ GROUP BY k`,
 });
 
 /** Pageviews and visitors per bucket key, by granularity. */
-export const TIMESERIES_SQL: Readonly<Record<'hour' | 'day', SourcedSql>> = {
+export const TIMESERIES_SQL: Readonly<Record<Granularity, SourcedSql>> = {
   hour: series(HOUR_OF_BUCKET, HOUR_OF_TS),
   day: series(DAY_OF_BUCKET, DAY_OF_TS),
+  month: series(MONTH_OF_BUCKET, MONTH_OF_TS),
 };

@@ -49,3 +49,29 @@ SELECT ${VISITOR_COLUMNS}
 FROM events
 WHERE ${RAW_WINDOW} AND visitor_id = {visitorId:UInt64}
 GROUP BY visitor_id`;
+
+/*
+ * The filtered list (README "Analysis"): a visitor is listed when a request's filters keep one of
+ * its pageview, custom or transaction events, and every number and latest/first value of its row
+ * is read from those kept events (leave and vitals events, which the list never shows, are left
+ * out). `kept` is keptEventsCondition of the filters, over the whole period: one pass, no recent
+ * slice first, since a visit-level filter needs the visits of the whole period.
+ */
+const KEPT = (kept: string) => `${RAW_WINDOW} AND kind IN ('pageview', 'custom', 'transaction') AND (${kept})`;
+
+/** LATEST_VISITOR_IDS_SQL over the kept events. */
+export const filteredLatestVisitorIdsSql = (kept: string) => `
+SELECT toString(visitor_id) AS visitor
+FROM events
+WHERE ${KEPT(kept)}
+GROUP BY visitor_id
+ORDER BY max(ts) DESC, visitor_id ASC
+LIMIT {limit:UInt32}`;
+
+/** VISITORS_BY_ID_SQL over the kept events. */
+export const filteredVisitorsByIdSql = (kept: string) => `
+SELECT ${VISITOR_COLUMNS}
+FROM events
+WHERE ${KEPT(kept)} AND visitor_id IN CAST({ids:Array(String)}, 'Array(UInt64)')
+GROUP BY visitor_id
+ORDER BY last_ms DESC, visitor_id ASC`;

@@ -1,0 +1,49 @@
+import type * as v from 'valibot';
+import type { AuthContext } from '../../auth/context.js';
+import type { Deps } from '../../deps.js';
+import { ApiError, projectNotFound } from '../../errors.js';
+import { findProjectAccess } from '../../projects/access.js';
+import type { Project } from '../../projects/store.js';
+
+/** What an analysis handler runs with: the app's deps and the project the caller may read. */
+export interface AnalysisContext {
+  deps: Deps;
+  project: Project;
+}
+
+/**
+ * One analysis endpoint, as data: its route (GET with a query, or POST with a JSON body), its
+ * OpenAPI entry, its CSV form and its MCP tool are all built from this one definition, and the
+ * route and the tool call the same `run`.
+ */
+export interface AnalysisEndpoint<In = unknown, Out = unknown> {
+  /** MCP tool name. */
+  name: string;
+  method: 'GET' | 'POST';
+  /** Path below `/api/v1/projects`, e.g. `/:domain/breakdown`. */
+  path: string;
+  summary: string;
+  description: string;
+  /** The query (GET, values as text) or the JSON body (POST); failures answer 400 with the schema's message. */
+  input: v.GenericSchema<unknown, In>;
+  response: v.GenericSchema;
+  run(ctx: AnalysisContext, input: In): Promise<Out>;
+  /** The answer as CSV text (`Accept: text/csv`); the input tells which columns were asked for. */
+  csv(answer: Out, input: In): string;
+}
+
+/** Identity helper that keeps an endpoint's input and answer types tied together. */
+export const defineEndpoint = <In, Out>(e: AnalysisEndpoint<In, Out>): AnalysisEndpoint => e as unknown as AnalysisEndpoint;
+
+/**
+ * The project `domain` for a caller outside a request (MCP tools): the rule of loadProject, every
+ * role may read, and a project the caller cannot see is the same 404 as a missing one.
+ */
+export async function projectForCaller(deps: Deps, auth: AuthContext, domain: string): Promise<Project> {
+  const access = await findProjectAccess(deps.redis, domain.trim().toLowerCase(), auth.accountId);
+  if (!access) throw projectNotFound();
+  return access.project;
+}
+
+/** A 400 for input that the schemas cannot judge alone. */
+export const invalid = (message: string) => new ApiError(400, message);
