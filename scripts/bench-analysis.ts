@@ -1,7 +1,7 @@
 /**
  * Analysis benchmark (`npm run bench:reports [-- --scale 0.1] [--shape bulk|live] [--runs 20]
  * [--periods 30d,90d] [--groups unfiltered,filtered,breakdown,query] [--breakdown-periods 30d]
- * [--dimensions page,source,…]`).
+ * [--dimensions page,source,…] [--via pipeline|http]`).
  *
  * Times the analysis pipeline over two shapes of the same volume (10M events in the main project
  * and 40M in 49 others, times `--scale`): `bulk` (scripts/gen-events.ts: a few huge INSERT …
@@ -95,7 +95,7 @@ function reportAsks(period: ResolvedPeriod, filters: readonly Filter[]): { name:
 function breakdownAsk(period: ResolvedPeriod, dimension: Dimension): AnalysisAsk {
   const metrics = ['visitors', 'pageviews', 'bounceRate'] as const;
   return {
-    route: `/breakdown?${query({ period: period.key, dimension, metrics: metrics.join(',') })}`,
+    route: `/breakdown?${query({ period: period.key, dimension, metrics: metrics.join(','), limit: '10' })}`,
     period,
     question: { metrics, dimensions: [dimension], filters: [], limit: 10 },
   };
@@ -104,7 +104,8 @@ function breakdownAsk(period: ResolvedPeriod, dimension: Dimension): AnalysisAsk
 /** `POST /query`: two dimensions (visit- and event-level) and a visit-level filter. */
 function queryAsk(period: ResolvedPeriod, filters: readonly Filter[]): AnalysisAsk {
   const question: Question = { metrics: ['visitors', 'pageviews', 'bounceRate'], dimensions: ['source', 'page'], filters, limit: 100 };
-  return { route: '/query', body: { period: period.key, ...question }, period, question };
+  const body = { period: period.key, metrics: question.metrics, dimensions: question.dimensions, filters: filters.map((f) => [f.op, f.dimension, f.values]), limit: question.limit };
+  return { route: '/query', body, period, question };
 }
 
 async function measureShape(shape: Shape) {
@@ -154,10 +155,13 @@ async function measureShape(shape: Shape) {
       return text;
     };
     /**
-     * How a figure reaches the pipeline: runQuestion directly, the way the analysis routes will
-     * call it. Once they are merged, answer with `http(a.route, a.body)` here instead.
+     * How a figure reaches the pipeline: `--via http` sends the route's request through the app
+     * (auth, validation, range, pipeline, JSON); `--via pipeline` (default) calls runQuestion
+     * directly with the question the route asks, which isolates the query from the HTTP layer.
      */
-    const answer = (a: AnalysisAsk) => runQuestion(deps, MAIN_PROJECT_ID, a.period, a.question);
+    const via = argValue('via') ?? 'pipeline';
+    if (via !== 'http' && via !== 'pipeline') throw new Error('--via must be http or pipeline');
+    const answer = (a: AnalysisAsk) => (via === 'http' ? http(a.route, a.body) : runQuestion(deps, MAIN_PROJECT_ID, a.period, a.question));
 
     console.log(hostCalibrationLine());
     console.log(loadLine());
@@ -179,7 +183,7 @@ async function measureShape(shape: Shape) {
     ];
     console.log(`scale ${scale}: ${meta.mainEvents.toLocaleString('en')} events in ${MAIN_PROJECT_ID}, ${meta.otherEvents.toLocaleString('en')} in 49 others (generated in ${meta.generatedInSeconds} s)`);
     console.log(`30d unfiltered: ${JSON.stringify(totals[0])}`);
-    console.log(`filters: source==${source} (visit-level) AND page==${page} (event-level); ${runs} runs each after a warm-up\n`);
+    console.log(`filters: source==${source} (visit-level) AND page==${page} (event-level); ${runs} runs each after a warm-up; analysis figures via ${via}\n`);
 
     const figures: Figure[] = [];
     const target = (k: string) => TARGETS[k];
