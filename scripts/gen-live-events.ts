@@ -2,8 +2,9 @@
  * Benchmark data in the "live" shape: the same volume as scripts/gen-events.ts (10M events for the
  * main project over 90 days plus 40M for 49 others, times `--scale`), but written the way
  * production writes it. Every row is built by the ingest pipeline's own `eventRow` and goes
- * through the write port (`RowStore.insert` via `insertLines`, as the batcher delivers) in
- * batches of 50,000 rows, in time order, every batch mixing all projects as live traffic does.
+ * through the write port (`RowStore.insert` via `insertLines`) in batches of 50,000 rows, in time
+ * order, every batch mixing all projects as live traffic does. Batches are RowBinary as a bulk
+ * import sends them (`--encoding json`: JSONEachRow as the batcher sends them; same rows, slower).
  * Parts are left to the background merges (no OPTIMIZE FINAL).
  *
  * Shape, per visit (one session id): a visitor, new 90 % of the time (ids are daily-salted hashes,
@@ -13,7 +14,7 @@
  * countries with regions and cities; 2,000 paths with Zipf weights. That gives ≈ 0.3 visitors per
  * event. A seeded PRNG makes two runs at one scale produce the same rows (relative to `now`).
  *
- * Usage: `tsx scripts/gen-live-events.ts [--scale 0.1] [--force]` (the benchmark calls it itself).
+ * Usage: `tsx scripts/gen-live-events.ts [--scale 0.1] [--force] [--encoding json]` (the benchmark calls it itself).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
