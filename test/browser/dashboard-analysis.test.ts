@@ -367,6 +367,22 @@ describe('dashboard analysis in a real browser', () => {
     await anon.close();
   }, 60_000);
 
+  it('adds a Hostnames tab once a second hostname is seen, listing what breakdown answers', async () => {
+    await page.goto(`${app.url}/#/p/${domain}?period=7d`);
+    await card(page, 'Top pages').getByRole('tab', { name: 'Exit pages' }).waitFor();
+    // One hostname so far: no tab.
+    expect(await card(page, 'Top pages').getByRole('tab', { name: 'Hostnames' }).count()).toBe(0);
+    const docs = { timestamp: new Date(Date.now() - 30 * 60_000).toISOString(), kind: 'pageview', visitorId: 'h1', sessionId: 'h1-s', url: `https://docs.${domain}/guide` };
+    expect(await (await h.call('POST', `/api/v1/projects/${domain}/import`, { token: user.writeKey, body: JSON.stringify(docs), headers: { 'Content-Type': 'application/x-ndjson' } })).json()).toMatchObject({ imported: 1 });
+    await page.reload();
+    const tab = card(page, 'Top pages').getByRole('tab', { name: 'Hostnames' });
+    await tab.waitFor({ timeout: 20_000 });
+    await tab.click();
+    const hosts = await apiJson<{ data: { hostname: string; visitors: number }[] }>('breakdown?period=7d&dimension=hostname&limit=10');
+    expect(hosts.data.map((r) => r.hostname)).toEqual(expect.arrayContaining([domain, `docs.${domain}`]));
+    await expect.poll(() => tableRows(page, 'Top pages').then((rows) => rows.map((r) => r[0]))).toEqual(hosts.data.map((r) => r.hostname));
+  }, 60_000);
+
   it('refreshes the live visitor count every 30 seconds', async () => {
     const live = await (await browser.newContext({ viewport: DESKTOP })).newPage();
     await live.clock.install();
