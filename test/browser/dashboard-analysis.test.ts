@@ -270,6 +270,11 @@ describe('dashboard analysis in a real browser', () => {
     const stats = await apiJson<Stats>(`stats?period=custom&from=${berlinDate(2)}&to=${berlinDate(0)}`);
     expect(stats.visitors).toBe(9);
     await expect.poll(() => headlineOf(page)).toMatchObject(expectedHeadline(stats));
+    // The other cards follow the custom range too (no "Shown for" note); bots take presets only and say so.
+    for (const title of ['Goals', 'Core Web Vitals', 'Recent visitors']) await expect.poll(() => card(page, title).locator('.note').textContent(), title).toBe('');
+    await expect.poll(() => card(page, 'Bot traffic').locator('.note').textContent()).toMatch(/^Shown for: /);
+    const recent = await apiJson<{ data: { visitorId: string }[] }>(`visitors?period=custom&from=${berlinDate(2)}&to=${berlinDate(0)}&limit=10`);
+    await expect.poll(() => card(page, 'Recent visitors').locator('li').count()).toBe(recent.data.length);
 
     // Shortcuts: "m" is the last 30 days, "a" all time; not while typing in a field.
     await page.locator('h1').first().click();

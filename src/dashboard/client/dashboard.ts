@@ -14,7 +14,7 @@ import { headline } from './headline.js';
 import { realtimeView } from './realtime.js';
 import { devicesCard, eventsCard, locationsCard, pagesCard, sourcesCard } from './report-cards.js';
 import type { Ctx, ReportSource } from './source.js';
-import { apiParams, formatFilters, presetOf, type View } from './view.js';
+import { apiParams, type View } from './view.js';
 import { card, empty, type Card } from './widgets.js';
 
 export type { ReportSource } from './source.js';
@@ -50,17 +50,17 @@ export function renderDashboard(root: HTMLElement, source: ReportSource, view: V
   const chips = h('div', { class: 'chips-row' });
   const { live, now } = realtimeView(source);
 
-  // The full export (every section) takes presets only: custom ranges and all time export the nearest preset.
+  // The full export of the view's range and filters (no comparison).
   const exportStatus = statusLine();
   const exportButton = h('button', {
     type: 'button',
     class: 'secondary',
     onclick: async () => {
       exportStatus.clear();
-      const period = presetOf(current);
-      const filters = current.filters.length ? formatFilters(current.filters) : undefined;
+      const range = { ...apiParams(current), compare: undefined };
+      const label = current.period === 'custom' ? `custom-${current.from}-${current.to}` : current.period;
       try {
-        const name = await download(projectPath(source.domain, `/export${query({ period, limit: 100, filters })}`), `sightline-${source.domain}-${period}.csv`);
+        const name = await download(projectPath(source.domain, `/export${query({ ...range, limit: 100 })}`), `sightline-${source.domain}-${label}.csv`);
         exportStatus.ok(`Downloaded ${name}`);
       } catch (err) {
         exportStatus.error((err as Error).message);

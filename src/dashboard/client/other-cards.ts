@@ -1,16 +1,22 @@
 /**
  * The cards that are not ranked lists: goals, funnels, bot traffic, Core Web Vitals and recent
- * visitors. Their reports take presets only (goals and bots fewer still): for custom ranges and
- * all time they show the nearest preset and say so in the card's note.
+ * visitors. They follow the view's range and filters, without comparison. Goals take only some
+ * presets and bots presets only: those show the nearest one and say so in the card's note.
  */
 import { h, type Child } from './dom.js';
 import { flag, fmtDate, fmtDuration, fmtMoney, fmtNumber, fmtPercent, fmtVital, goalPeriod, periodLabel } from './format.js';
 import type { Ctx } from './source.js';
-import { formatFilters, presetOf, type View } from './view.js';
+import { apiParams, formatFilters, presetOf, type View } from './view.js';
 import { openVisitor } from './visitor-drawer.js';
 import { barTable, card, empty, n, type Card } from './widgets.js';
 
 type Rows<T> = { data: T[] };
+
+/** The view's range and filters, for reports without comparison. */
+const rangeParams = (view: View) => ({ ...apiParams(view), compare: undefined });
+
+/** Goals take custom ranges, all time and five presets: the view's range, or the nearest of those presets. */
+const goalRange = (view: View) => (view.period === 'custom' || view.period === 'all' ? undefined : goalPeriod(view.period));
 
 /** Preset and filters for a report that takes presets only. */
 const presetParams = (view: View, period: string) => ({ period, filters: view.filters.length ? formatFilters(view.filters) : undefined });
@@ -106,10 +112,18 @@ function bots(result: Bots): Child {
 type Visitor = { visitorId: string; lastSeen: string; pageviews: number; country: string | null; country_code: string | null; browser: string | null; device: string | null; lastPath: string | null };
 
 
-/** Goals (progress; the share API drops their definitions), over the nearest goal period. */
+/** Goals (progress; the share API drops their definitions), over the view's range or the nearest goal preset. */
 export function goalsCard(ctx: () => Ctx): Card {
-  const period = () => goalPeriod(presetOf(ctx().view));
-  return card('Goals', async () => goals((await ctx().source.report<{ goals: Goal[] }>('goals', presetParams(ctx().view, period()))).goals), { note: () => noteFor(ctx().view, period()) });
+  const params = (view: View) => {
+    const preset = goalRange(view);
+    return preset ? presetParams(view, preset) : rangeParams(view);
+  };
+  return card('Goals', async () => goals((await ctx().source.report<{ goals: Goal[] }>('goals', params(ctx().view))).goals), {
+    note: () => {
+      const preset = goalRange(ctx().view);
+      return preset ? noteFor(ctx().view, preset) : undefined;
+    },
+  });
 }
 
 /** Funnels (signed-in only: their definitions are private). */
@@ -118,8 +132,8 @@ export function funnelsCard(ctx: () => Ctx): Card {
     const { source, view } = ctx();
     const { funnels } = await source.report<{ funnels: { id: string }[] }>('funnels');
     if (funnels.length === 0) return empty('No funnels yet. Add one under Goals & funnels.');
-    return (await Promise.all(funnels.map((f) => source.report<FunnelResult>(`funnels/${encodeURIComponent(f.id)}`, presetParams(view, presetOf(view)))))).map(funnelBars);
-  }, { note: () => noteFor(ctx().view, presetOf(ctx().view)) });
+    return (await Promise.all(funnels.map((f) => source.report<FunnelResult>(`funnels/${encodeURIComponent(f.id)}`, rangeParams(view))))).map(funnelBars);
+  });
 }
 
 /** Bot traffic: bot hits have no visits, so filters do not apply (the note says so when some are set). */
@@ -132,17 +146,16 @@ export function botsCard(ctx: () => Ctx): Card {
 
 /** Core Web Vitals of the kept vitals events. */
 export function vitalsCard(ctx: () => Ctx): Card {
-  return card('Core Web Vitals', async () => vitals((await ctx().source.report<{ overall: Record<string, Vital> }>('performance', presetParams(ctx().view, presetOf(ctx().view)))).overall), {
-    note: () => noteFor(ctx().view, presetOf(ctx().view)),
-  });
+  return card('Core Web Vitals', async () => vitals((await ctx().source.report<{ overall: Record<string, Vital> }>('performance', rangeParams(ctx().view))).overall));
 }
 
 /** Recent visitors (signed-in only), each opening the visitor drawer. */
 export function visitorsCard(ctx: () => Ctx): Card {
   return card('Recent visitors', async () => {
     const { source, view } = ctx();
+    // The visitor drawer's profile takes presets only.
     const period = presetOf(view);
-    const { data } = await source.report<Rows<Visitor>>('visitors', { ...presetParams(view, period), limit: 10 });
+    const { data } = await source.report<Rows<Visitor>>('visitors', { ...rangeParams(view), limit: 10 });
     if (data.length === 0) return empty();
     return h(
       'ul',
@@ -161,5 +174,5 @@ export function visitorsCard(ctx: () => Ctx): Card {
         ),
       ),
     );
-  }, { wide: true, note: () => noteFor(ctx().view, presetOf(ctx().view)) });
+  }, { wide: true });
 }
