@@ -271,7 +271,7 @@ describe('dashboard analysis in a real browser', () => {
     expect(stats.visitors).toBe(9);
     await expect.poll(() => headlineOf(page)).toMatchObject(expectedHeadline(stats));
     // The other cards follow the custom range too (no "Shown for" note); bots take presets only and say so.
-    for (const title of ['Goals', 'Core Web Vitals', 'Recent visitors']) await expect.poll(() => card(page, title).locator('.note').textContent(), title).toBe('');
+    for (const title of ['Goals', 'Core Web Vitals', 'Recent visitors']) await expect.poll(() => card(page, title).locator('.note').textContent(), { message: title }).toBe('');
     await expect.poll(() => card(page, 'Bot traffic').locator('.note').textContent()).toMatch(/^Shown for: /);
     const recent = await apiJson<{ data: { visitorId: string }[] }>(`visitors?period=custom&from=${berlinDate(2)}&to=${berlinDate(0)}&limit=10`);
     await expect.poll(() => card(page, 'Recent visitors').locator('li').count()).toBe(recent.data.length);
