@@ -9,6 +9,7 @@ const BENCHES = {
   projects: 'scripts/bench-projects.ts',
   ingest: 'scripts/bench-ingest.ts',
   reports: 'scripts/bench-reports.ts',
+  dashboard: 'scripts/bench-dashboard.ts',
 } as const;
 
 const args = process.argv.slice(2);
@@ -17,7 +18,7 @@ const flags = args.filter((a) => !(a in BENCHES));
 let failed = 0;
 for (const name of names.length ? names : (Object.keys(BENCHES) as (keyof typeof BENCHES)[])) {
   console.log(`\n=== bench: ${name} ===`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', BENCHES[name], ...(name === 'reports' ? flags : [])], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', BENCHES[name], ...(name === 'reports' || name === 'dashboard' ? flags : [])], { stdio: 'inherit' });
   if (run.status !== 0) {
     failed++;
     console.error(`bench ${name} exited with ${run.status}`);
