@@ -1,5 +1,5 @@
 /**
- * Report benchmark (`npm run bench:reports [-- --scale 0.1] [--runs 20] [--raw-runs 20] [--reports devices,pages]`).
+ * Fixed-report benchmark (`npm run bench:rollups [-- --scale 0.1] [--runs 20] [--raw-runs 20] [--reports devices,pages]`).
  *
  * Loads (or generates, see scripts/gen-events.ts) 10M events for one project and 40M for 49
  * others, then times every registry report that takes a period over 7d, 30d and 90d through the
@@ -25,6 +25,7 @@ import { reports } from '../src/reports/registry.js';
 import type { PeriodKey } from '../src/reports/periods.js';
 import { argValue, benchDataDir, ensureBenchData, MAIN_PROJECT_ID, scaleArg } from './gen-events.js';
 import { hostCalibrationLine } from './bench-host.js';
+import { intArg, ms, percentile, printTable, timeRuns } from './bench-timing.js';
 
 const PERIODS = ['7d', '30d', '90d'] as const satisfies readonly PeriodKey[];
 const BENCH_DOMAIN = 'bench-main.example';
@@ -33,30 +34,7 @@ const BENCH_DOMAIN = 'bench-main.example';
 const TARGETS = { p50_30d: 50, p50_90d: 120, headline_30d: 25, export: 300 };
 const HEADLINE = ['stats', 'timeseries'];
 
-const intArg = (name: string, fallback: number) => {
-  const n = Number(argValue(name) ?? fallback);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
-  return n;
-};
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-async function timeRuns(runs: number, fn: () => Promise<unknown>): Promise<number[]> {
-  await fn(); // warm-up: first-touch of parts and marks is not what a dashboard sees
-  const out: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    out.push(performance.now() - t);
-  }
-  return out;
-}
-
 const isPlanned = (def: ReportDefinition): def is PlannedReport => typeof (def as Partial<PlannedReport>).compute === 'function';
-const ms = (n: number | undefined) => (n === undefined ? '—' : n.toFixed(1));
 
 async function main() {
   const scale = scaleArg();
@@ -157,14 +135,6 @@ async function main() {
   } finally {
     await runtime.close();
   }
-}
-
-function printTable(header: string[], rows: string[][]) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) console.log(line(r));
 }
 
 await main();

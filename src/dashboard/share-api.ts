@@ -1,6 +1,9 @@
 import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
+import { breakdownEndpoint } from '../analysis/routes/breakdown.js';
+import type { AnalysisEndpoint } from '../analysis/routes/endpoint.js';
+import { realtimeEndpoint } from '../analysis/routes/realtime.js';
 import type { AppEnv } from '../deps.js';
 import { errorsFor, json } from '../http/openapi-helpers.js';
 import { validate } from '../http/validate.js';
@@ -45,6 +48,31 @@ function mountReport(app: Hono<AppEnv>, def: ReportDefinition, publicView: v.Gen
 }
 
 /**
+ * Analysis routes a public stats page reads: breakdown (aggregates of one dimension, for the
+ * cards' tabs and details) and realtime (the current visitor count and "now" pages). Both answer
+ * counts per value only; `POST query` stays private (not needed by the page).
+ */
+export const SHARED_ANALYSIS: readonly AnalysisEndpoint[] = [breakdownEndpoint, realtimeEndpoint];
+
+function mountAnalysis(app: Hono<AppEnv>, e: AnalysisEndpoint) {
+  app.get(
+    e.path,
+    describeRoute({
+      tags: ['Public stats'],
+      summary: `Public: ${e.summary}`,
+      description: `${e.description} For a project with public stats enabled; no credential. 404 when the project does not exist or its public stats are off. JSON only.`,
+      responses: { 200: json(e.summary, e.response), ...errorsFor(400, 404, 429) },
+    }),
+    validate('query', e.input),
+    async (c: Context<AppEnv>) => {
+      const input = c.req.valid('query' as never) as unknown;
+      const project = await loadPublicProject(c);
+      return c.json((await e.run({ deps: c.get('services').deps, project }, input)) as object);
+    },
+  );
+}
+
+/**
  * The read-only API behind /share/{domain}, mounted at /api/share. Each route runs the report
  * registry's own definition (no second copy of report logic); rate limited per client address.
  */
@@ -66,5 +94,6 @@ export function shareApiRoutes() {
   for (const def of reports) {
     if (def.name in SHARED_VIEWS) mountReport(app, def, SHARED_VIEWS[def.name as SharedReport]);
   }
+  for (const e of SHARED_ANALYSIS) mountAnalysis(app, e);
   return app;
 }

@@ -78,6 +78,35 @@ describe('public stats (/share and /api/share)', () => {
     expect(stats).toMatchObject({ pageviews: 3, visitors: 2 });
   });
 
+  it('passes filters, comparison and custom ranges through, and serves breakdown and realtime as the signed-in API does', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const queries = [
+      `stats?period=7d&filters=${encodeURIComponent('page==/docs')}&compare=previous_period`,
+      `pages?period=custom&from=${today}&to=${today}&compare=year_over_year`,
+      `timeseries?period=all&filters=${encodeURIComponent('country==NL')}`,
+      `breakdown?period=7d&dimension=page&metrics=visitors,pageviews&filters=${encodeURIComponent('page~=doc')}&compare=previous_period`,
+      `breakdown?period=7d&dimension=country&limit=1&offset=0`,
+    ];
+    for (const q of queries) {
+      const shared = await h.call('GET', `/api/share/${site.domain}/${q}`);
+      expect(shared.status, q).toBe(200);
+      const signedIn = await h.call('GET', `/api/v1/projects/${site.domain}/${q}`, { token: owner.readKey });
+      // Periods end now: the answers differ only in the `to` instants (the period's and the comparison's).
+      const untimed = (x: { to?: string; comparison?: { to?: string } }) => ({ ...x, to: undefined, ...(x.comparison ? { comparison: { ...x.comparison, to: undefined } } : {}) });
+      expect(untimed((await shared.json()) as object), q).toEqual(untimed((await signedIn.json()) as object));
+    }
+    const docs = (await (await h.call('GET', `/api/share/${site.domain}/breakdown?period=7d&dimension=page&metrics=visitors,pageviews&filters=${encodeURIComponent('page~=doc')}`)).json()) as { data: unknown[] };
+    expect(docs.data).toEqual([{ page: '/docs', visitors: 1, pageviews: 2 }]);
+    const realtime = await h.call('GET', `/api/share/${site.domain}/realtime`);
+    expect(realtime.status).toBe(200);
+    expect(Object.keys((await realtime.json()) as object).sort()).toEqual(['pages', 'pageviews', 'sources', 'visitors']);
+    // Bad input answers the same 400 as signed in; POST query stays private.
+    const bad = await h.call('GET', `/api/share/${site.domain}/breakdown?dimension=nope`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/^dimension must be one of/);
+    expect((await h.call('POST', `/api/share/${site.domain}/query`, { body: { metrics: ['visitors'] } })).status).toBe(404);
+  });
+
   it('validates the query like the signed-in routes', async () => {
     const res = await h.call('GET', `/api/share/${site.domain}/pages?period=forever`);
     expect(res.status).toBe(400);
@@ -119,6 +148,8 @@ describe('public stats (/share and /api/share)', () => {
     await h.call('PATCH', `/api/v1/projects/${site.domain}`, { token: owner.writeKey, body: { publicStatsEnabled: false } });
     expect((await h.call('GET', `/share/${site.domain}`)).status).toBe(404);
     expect((await h.call('GET', `/api/share/${site.domain}/stats`)).status).toBe(404);
+    expect((await h.call('GET', `/api/share/${site.domain}/breakdown?dimension=page`)).status).toBe(404);
+    expect((await h.call('GET', `/api/share/${site.domain}/realtime`)).status).toBe(404);
   });
 });
 

@@ -133,6 +133,7 @@ function successCalls(): Record<string, () => Promise<Call>> {
       return api('DELETE', `/api/v1/projects/${doomed.domain}`, { confirm: true });
     },
     // The analysis routes with every parameter they take (a read key is enough).
+    'GET /api/share/{domain}/breakdown': async () => ({ method: 'GET', path: `/api/share/${site.domain}/breakdown?dimension=page`, headers: {} }),
     'GET /api/v1/projects/{domain}/breakdown': async () =>
       api('GET', v1('/breakdown?dimension=page&metrics=visitors,pageviews,bounceRate&filters=page%3D%3D%2F%7C%2Fb&period=7d&compare=previous_period&limit=5&offset=0'), undefined, alice.readKey),
     'POST /api/v1/projects/{domain}/query': async () =>

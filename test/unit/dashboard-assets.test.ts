@@ -11,10 +11,10 @@ describe('dashboard assets', () => {
     expect(readFileSync(DASHBOARD_MODULE, 'utf8')).toBe(await renderDashboardModule());
   });
 
-  it('first load (JS + CSS) is at most 200 KB gzipped', () => {
+  it('first load (JS + CSS) is at most 80 KB gzipped', () => {
     const gz = gzipSync(Buffer.from(DASHBOARD_JS)).length + gzipSync(Buffer.from(DASHBOARD_CSS)).length;
     expect(gz).toBeGreaterThan(10_000);
-    expect(gz).toBeLessThanOrEqual(200 * 1024);
+    expect(gz).toBeLessThanOrEqual(80 * 1024);
   });
 
   it('serves hashed assets with immutable caching, ETag and 304', async () => {

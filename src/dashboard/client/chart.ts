@@ -12,21 +12,24 @@ export interface SeriesPoint {
 const cssVar = (name: string, fallback: string) => getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
 
 /**
- * The pageviews/visitors chart (uPlot). The canvas is hidden from assistive technology; the
- * figure's caption states the totals, and the same numbers are in the stat cards.
+ * The pageviews/visitors chart (uPlot). With `previous` (the compared period, bucket i beside
+ * bucket i) both lines gain a dashed twin drawn on the same buckets. The canvas is hidden from
+ * assistive technology; the figure's caption states the totals, and the same numbers are in the
+ * headline.
  */
-export function timeseriesChart(points: SeriesPoint[], granularity: 'hour' | 'day'): HTMLElement {
+export function timeseriesChart(points: SeriesPoint[], granularity: 'hour' | 'day' | 'month', previous?: SeriesPoint[]): HTMLElement {
   const holder = h('div', { class: 'chart', 'aria-hidden': 'true' });
-  const total = (k: 'pageviews' | 'visitors') => points.reduce((s, p) => s + p[k], 0);
-  const figure = h(
-    'figure',
-    { class: 'chart-figure' },
-    holder,
-    h('figcaption', { class: 'sr-only' }, `Chart of ${fmtNumber(total('pageviews'))} pageviews over ${points.length} ${granularity === 'hour' ? 'hours' : 'days'}.`),
-  );
-  const data: uPlot.AlignedData = [points.map((p) => Date.parse(p.date) / 1000), points.map((p) => p.pageviews), points.map((p) => p.visitors)];
+  const total = (pts: SeriesPoint[], k: 'pageviews' | 'visitors') => pts.reduce((s, p) => s + p[k], 0);
+  const unit = { hour: 'hours', day: 'days', month: 'months' }[granularity];
+  const caption = `Chart of ${fmtNumber(total(points, 'pageviews'))} pageviews over ${points.length} ${unit}` + (previous ? `, against ${fmtNumber(total(previous, 'pageviews'))} in the compared period.` : '.');
+  const figure = h('figure', { class: 'chart-figure' }, holder, h('figcaption', { class: 'sr-only' }, caption));
+  const at = (pts: SeriesPoint[] | undefined, k: 'pageviews' | 'visitors') => points.map((_, i) => pts?.[i]?.[k] ?? null);
+  const data: uPlot.AlignedData = [points.map((p) => Date.parse(p.date) / 1000), at(points, 'pageviews'), at(points, 'visitors'), ...(previous ? [at(previous, 'pageviews'), at(previous, 'visitors')] : [])];
   const accent = cssVar('--accent', '#2557d6');
   const second = cssVar('--chart-2', '#b45309');
+  const dots = { show: points.length < 40 };
+  const format: Intl.DateTimeFormatOptions =
+    granularity === 'hour' ? { hour: '2-digit', minute: '2-digit', day: 'numeric', month: 'short' } : granularity === 'month' ? { month: 'short', year: 'numeric' } : { day: 'numeric', month: 'short', year: 'numeric' };
   let plot: uPlot | null = null;
   const draw = () => {
     const width = Math.max(260, holder.clientWidth);
@@ -42,9 +45,15 @@ export function timeseriesChart(points: SeriesPoint[], granularity: 'hour' | 'da
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(2, max)] } },
         axes: [{ stroke: '#374151', grid: { stroke: '#e5e7eb' } }, { stroke: '#374151', grid: { stroke: '#e5e7eb' }, values: (_u, vals) => vals.map((v) => (Number.isInteger(v) ? fmtNumber(v) : '')) }],
         series: [
-          { value: (_u, v) => (v === null ? '' : new Date(v * 1000).toLocaleString('en-GB', granularity === 'hour' ? { hour: '2-digit', minute: '2-digit', day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' })) },
-          { label: 'Pageviews', stroke: accent, width: 2, fill: `${accent}22`, points: { show: points.length < 40 } },
-          { label: 'Visitors', stroke: second, width: 2, points: { show: points.length < 40 } },
+          { value: (_u, v) => (v === null ? '' : new Date(v * 1000).toLocaleString('en-GB', format)) },
+          { label: 'Pageviews', stroke: accent, width: 2, fill: `${accent}22`, points: dots },
+          { label: 'Visitors', stroke: second, width: 2, points: dots },
+          ...(previous
+            ? [
+                { label: 'Pageviews (compared)', stroke: accent, width: 1.5, dash: [6, 4], points: { show: false } },
+                { label: 'Visitors (compared)', stroke: second, width: 1.5, dash: [6, 4], points: { show: false } },
+              ]
+            : []),
         ],
       },
       data,

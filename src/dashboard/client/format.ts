@@ -15,7 +15,7 @@ export const PERIODS = [
 export type Period = (typeof PERIODS)[number][0];
 
 export const isPeriod = (s: string | null | undefined): s is Period => PERIODS.some(([k]) => k === s);
-export const periodLabel = (p: string) => PERIODS.find(([k]) => k === p)?.[1] ?? p;
+export const periodLabel = (p: string) => PERIODS.find(([k]) => k === p)?.[1] ?? ({ custom: 'Custom range', all: 'All time' } as Record<string, string>)[p] ?? p;
 
 /**
  * Goals and bots accept only today, 7d, 30d, 6m and 12m: the closest of those to the picked
@@ -27,18 +27,6 @@ export function goalPeriod(p: Period): 'today' | '7d' | '30d' | '6m' | '12m' {
   };
   return map[p];
 }
-
-/**
- * How to compare a period with the one before it using one longer time series (the API has no
- * `compare` parameter): `today` vs yesterday from the 7-day series, `7d` vs the 7 days before
- * from the 30-day series, `30d` from 90d, `90d` from 12m. Other periods show no change.
- */
-export const COMPARISON: Partial<Record<Period, { series: Period; days: number }>> = {
-  today: { series: '7d', days: 1 },
-  '7d': { series: '30d', days: 7 },
-  '30d': { series: '90d', days: 30 },
-  '90d': { series: '12m', days: 90 },
-};
 
 /** Relative change of `current` against `previous` as a fraction, or null when undefined. */
 export function change(current: number, previous: number): number | null {

@@ -1,14 +1,15 @@
 import './styles.css';
 import { api, projectPath, publicApi, query, session } from './api.js';
-import { renderDashboard, type ReportSource } from './dashboard.js';
+import { periodShortcuts } from './controls.js';
+import { renderDashboard, type Dashboard, type ReportSource } from './dashboard.js';
 import { h, replace } from './dom.js';
-import { isPeriod, type Period } from './format.js';
 import { accountPage } from './pages/account.js';
 import { exportsPage, goalsPage, membersPage } from './pages/manage.js';
 import { notificationsPage } from './pages/notifications.js';
 import { newProjectPage, projectsPage } from './pages/projects.js';
 import { installPage, settingsPage, type ProjectDetail } from './pages/settings.js';
 import { signInPage } from './pages/signin.js';
+import { parseView, viewQuery, type View } from './view.js';
 
 /**
  * Entry of the dashboard. The app at `/` is hash-routed (#/, #/new, #/account, #/p/{domain}/{tab},
@@ -19,6 +20,8 @@ const body = document.body;
 const base = body.dataset.base ?? location.origin;
 const app = document.getElementById('app') as HTMLElement;
 let generation = 0;
+/** The project dashboard on screen, so a change of its view (URL query) updates it in place. */
+let mounted: { domain: string; root: HTMLElement; dashboard: Dashboard } | null = null;
 
 const TABS = [
   ['', 'Dashboard'],
@@ -47,18 +50,26 @@ function header(): HTMLElement {
   return h('header', { class: 'top' }, h('a', { class: 'brand', href: '#/' }, 'Sightline'), h('nav', { 'aria-label': 'Main' }, h('a', { href: '#/' }, 'Projects'), h('a', { href: '#/account' }, 'Account'), signOut));
 }
 
-function apiSource(domain: string): ReportSource {
-  return { domain, share: false, report: (name, params = {}) => api('GET', `${projectPath(domain, `/${name}`)}${query(params)}`) };
+function apiSource(domain: string, timeZone: string): ReportSource {
+  return { domain, timeZone, share: false, report: (name, params = {}) => api('GET', `${projectPath(domain, `/${name}`)}${query(params)}`) };
 }
 
-async function projectPage(root: HTMLElement, domain: string, tab: string, period: Period): Promise<void> {
+/** The hash of a project's dashboard showing `view`. */
+const dashboardHash = (domain: string, view: View) => {
+  const q = viewQuery(view);
+  return `#/p/${encodeURIComponent(domain)}${q ? `?${q}` : ''}`;
+};
+
+async function projectPage(root: HTMLElement, domain: string, tab: string, view: View): Promise<void> {
   replace(root, h('p', { class: 'loading' }, 'Loading project…'));
   const p = await api<ProjectDetail>('GET', projectPath(domain));
   const nav = h('nav', { class: 'tabs-nav', 'aria-label': 'Project' }, TABS.map(([t, label]) => h('a', { href: `#/p/${encodeURIComponent(domain)}${t ? `/${t}` : ''}`, 'aria-current': t === tab ? 'page' : undefined }, label)));
   const content = h('div', { class: 'project-content' });
   replace(root, h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, p.name, h('span', { class: 'muted domain' }, p.domain))), nav, content);
   const pages: Record<string, () => HTMLElement[] | void> = {
-    '': () => renderDashboard(content, apiSource(domain), period, (next) => (location.hash = `#/p/${encodeURIComponent(domain)}?period=${next}`)),
+    '': () => {
+      mounted = { domain, root: content, dashboard: renderDashboard(content, apiSource(domain, p.timeZone), view, (next) => (location.hash = dashboardHash(domain, next))) };
+    },
     settings: () => settingsPage(p, base),
     install: () => installPage(p, base),
     members: () => membersPage(p),
@@ -80,7 +91,14 @@ function parseHash(): { parts: string[]; params: URLSearchParams } {
 async function route(): Promise<void> {
   const mine = ++generation;
   const { parts, params } = parseHash();
-  const period = isPeriod(params.get('period')) ? (params.get('period') as Period) : '30d';
+  const view = parseView(params);
+  // Same dashboard, another view (a filter, period or comparison; Back included): update in place.
+  if (mounted && parts[0] === 'p' && parts[1] === mounted.domain && !parts[2] && mounted.root.isConnected) {
+    mounted.dashboard.update(view);
+    return;
+  }
+  mounted = null;
+  periodShortcuts(null);
   if (parts[0] !== 'signin' && !session.token) {
     location.hash = '#/signin';
     return;
@@ -96,7 +114,7 @@ async function route(): Promise<void> {
     if (parts.length === 0) await projectsPage(main);
     else if (parts[0] === 'new') newProjectPage(main);
     else if (parts[0] === 'account') await accountPage(main);
-    else if (parts[0] === 'p' && parts[1]) await projectPage(main, parts[1], parts[2] ?? '', period);
+    else if (parts[0] === 'p' && parts[1]) await projectPage(main, parts[1], parts[2] ?? '', view);
     else replace(main, h('h1', { tabindex: '-1' }, 'Page not found'), h('p', null, h('a', { href: '#/' }, 'Back to your projects')));
   } catch (err) {
     if (mine !== generation) return;
@@ -107,24 +125,28 @@ async function route(): Promise<void> {
   if (mine === generation) (main.querySelector('h1') as HTMLElement | null)?.focus({ preventScroll: true });
 }
 
-/** The public stats page: the same dashboard, read-only, in the project's brand color. */
-function shareMode(domain: string): void {
+/** The public stats page: the same dashboard, read-only, in the project's brand color; its view lives in `#?query`. */
+async function shareMode(domain: string): Promise<void> {
   const brand = body.dataset.brand;
   if (brand) {
     body.style.setProperty('--accent', brand);
     body.style.setProperty('--accent-contrast', readableOn(brand));
   }
-  const source: ReportSource = { domain, share: true, report: (name, params = {}) => publicApi('GET', `/api/share/${encodeURIComponent(domain)}/${name}${query(params)}`) };
+  const base = `/api/share/${encodeURIComponent(domain)}`;
   const main = h('div', { class: 'page' });
-  const render = () => {
-    const requested = new URLSearchParams(location.hash.replace(/^#\??/, '')).get('period');
-    const period = isPeriod(requested) ? requested : '30d';
-    replace(app, h('header', { class: 'top share' }, h('span', { class: 'brand' }, body.dataset.name ?? domain), h('span', { class: 'muted' }, `Public stats of ${domain} · by Sightline`)), main);
-    replace(main, h('h1', { class: 'sr-only' }, `${body.dataset.name ?? domain}: public stats`), h('div'));
-    renderDashboard(main.lastElementChild as HTMLElement, source, period, (next) => (location.hash = `period=${next}`));
-  };
-  window.addEventListener('hashchange', render);
-  render();
+  const root = h('div');
+  replace(app, h('header', { class: 'top share' }, h('span', { class: 'brand' }, body.dataset.name ?? domain), h('span', { class: 'muted' }, `Public stats of ${domain} · by Sightline`)), main);
+  replace(main, h('h1', { class: 'sr-only' }, `${body.dataset.name ?? domain}: public stats`), root);
+  let timeZone = 'UTC';
+  try {
+    timeZone = (await publicApi<{ timeZone: string }>('GET', base)).timeZone;
+  } catch {
+    // The reports say what is wrong; dates default to UTC.
+  }
+  const source: ReportSource = { domain, timeZone, share: true, report: (name, params = {}) => publicApi('GET', `${base}/${name}${query(params)}`) };
+  const viewOfHash = () => parseView(new URLSearchParams(location.hash.replace(/^#\??/, '')));
+  const dashboard = renderDashboard(root, source, viewOfHash(), (next) => (location.hash = `?${viewQuery(next)}`));
+  window.addEventListener('hashchange', () => dashboard.update(viewOfHash()));
 }
 
 /** Black or white, whichever reads better on `hex` (WCAG relative luminance). */
@@ -136,7 +158,7 @@ function readableOn(hex: string): string {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.179 ? '#000000' : '#ffffff';
 }
 
-if (body.dataset.share) shareMode(body.dataset.share);
+if (body.dataset.share) void shareMode(body.dataset.share);
 else {
   window.addEventListener('hashchange', () => void route());
   void route();

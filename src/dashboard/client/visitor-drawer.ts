@@ -1,4 +1,4 @@
-import type { ReportSource } from './dashboard.js';
+import type { ReportSource } from './source.js';
 import { h, replace, uid } from './dom.js';
 import { flag, fmtDate, fmtDuration, fmtMoney, fmtNumber } from './format.js';
 

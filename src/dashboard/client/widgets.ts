@@ -1,28 +1,44 @@
 import { h, replace, type Child } from './dom.js';
 import { fmtNumber } from './format.js';
 
+/** A card element that can load its body again (when the view changes). */
+export type Card = HTMLElement & { reload(): void };
+
 /**
  * A titled card whose body is loaded asynchronously: "Loading…", then the content, an empty
- * state, or the error with a Retry button (never a blank card).
+ * state, or the error with a Retry button (never a blank card). `reload` loads it again and keeps
+ * the old content on screen (marked busy) until the new one arrives, so the page does not jump;
+ * an answer that arrives after a newer reload is dropped. `head` adds controls beside the title
+ * (tabs), `foot` below the body (details).
  */
-export function card(title: string, load: () => Promise<Child>, opts: { wide?: boolean; note?: string } = {}): HTMLElement {
-  const body = h('div', { class: 'card-body', 'aria-busy': 'true' });
+export function card(title: string, load: () => Promise<Child>, opts: { wide?: boolean; note?: () => string | undefined; head?: Child; foot?: Child; bodyAttrs?: Record<string, string> } = {}): Card {
+  const body = h('div', { class: 'card-body', 'aria-busy': 'true', ...opts.bodyAttrs });
   const heading = h('h2', null, title);
-  const el = h('section', { class: `card${opts.wide ? ' wide' : ''}`, 'aria-label': title }, h('div', { class: 'card-head' }, heading, opts.note ? h('span', { class: 'note' }, opts.note) : null), body);
+  const note = h('span', { class: 'note' });
+  const el = h('section', { class: `card${opts.wide ? ' wide' : ''}`, 'aria-label': title }, h('div', { class: 'card-head' }, heading, note, opts.head), body, opts.foot) as Card;
+  let generation = 0;
   const run = () => {
-    replace(body, h('p', { class: 'loading' }, 'Loading…'));
+    const mine = ++generation;
+    note.textContent = opts.note?.() ?? '';
+    if (!body.firstChild || body.querySelector('.error-box')) replace(body, h('p', { class: 'loading' }, 'Loading…'));
     body.setAttribute('aria-busy', 'true');
+    body.classList.add('busy');
     load().then(
       (content) => {
+        if (mine !== generation) return;
         body.setAttribute('aria-busy', 'false');
+        body.classList.remove('busy');
         replace(body, content ?? empty());
       },
       (err: Error) => {
+        if (mine !== generation) return;
         body.setAttribute('aria-busy', 'false');
+        body.classList.remove('busy');
         replace(body, h('div', { class: 'error-box', role: 'alert' }, h('p', null, `Could not load ${title.toLowerCase()}: ${err.message}`), h('button', { type: 'button', class: 'secondary', onclick: run }, 'Retry')));
       },
     );
   };
+  el.reload = run;
   run();
   return el;
 }
@@ -70,30 +86,32 @@ export function barTable<R>(rows: R[], columns: Column<R>[], metric: (row: R) =>
 /** A numeric cell. */
 export const n = (value: number) => fmtNumber(value);
 
-/** A simple two-level tab list (e.g. Devices / Browsers / OS) with arrow-key support. */
-export function tabs(items: { label: string; render: () => Child }[]): HTMLElement {
-  const panel = h('div', { role: 'tabpanel' });
-  const buttons = items.map((item, i) =>
-    h('button', { type: 'button', role: 'tab', 'aria-selected': String(i === 0), tabindex: i === 0 ? '0' : '-1', onclick: () => select(i) }, item.label),
-  );
-  const list = h('div', { role: 'tablist', class: 'tabs' }, buttons);
+/**
+ * A tab list (ARIA tabs pattern: arrow keys move between tabs, one tab in the tab order) for a
+ * card whose body is the tab panel. Calls `onSelect` with the chosen index.
+ */
+export function tabList(labels: string[], panel: HTMLElement, label: string, onSelect: (i: number) => void, selected = 0): HTMLElement {
+  const base = `tab-${Math.random().toString(36).slice(2, 8)}`;
+  panel.id = `${base}-panel`;
+  panel.setAttribute('role', 'tabpanel');
+  const buttons = labels.map((text, i) => h('button', { type: 'button', role: 'tab', id: `${base}-${i}`, 'aria-controls': panel.id, onclick: () => select(i, true) }, text));
+  const list = h('div', { role: 'tablist', class: 'tabs', 'aria-label': label }, buttons);
   list.addEventListener('keydown', (e) => {
     const current = buttons.findIndex((b) => b.getAttribute('aria-selected') === 'true');
     if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
       const next = (current + (e.key === 'ArrowRight' ? 1 : buttons.length - 1)) % buttons.length;
-      select(next);
-      buttons[next].focus();
+      select(next, true);
+      buttons[next]!.focus();
     }
   });
-  function select(i: number) {
+  function select(i: number, notify: boolean) {
     buttons.forEach((b, j) => {
       b.setAttribute('aria-selected', String(i === j));
       b.tabIndex = i === j ? 0 : -1;
-      if (!b.id) b.id = `tab-${Math.random().toString(36).slice(2, 8)}`;
     });
-    panel.setAttribute('aria-labelledby', buttons[i].id);
-    replace(panel, items[i].render());
+    panel.setAttribute('aria-labelledby', buttons[i]!.id);
+    if (notify) onSelect(i);
   }
-  select(0);
-  return h('div', null, list, panel);
+  select(selected, false);
+  return list;
 }
