@@ -19,6 +19,8 @@ export interface PlanInput {
   offset: number;
   /** Keep only rows whose first dimension is one of these (a comparison of ranked rows). */
   onlyFirst?: readonly string[];
+  /** Group these values of the first dimension (a visit dimension) as one row named `as`; `''` among them keeps empty values in. */
+  fold?: { as: string; values: readonly string[] };
 }
 
 /** A planned query: SQL text with `{name:Type}` placeholders, their values, and the result columns. */
@@ -117,14 +119,20 @@ export function planQuestion(q: PlanInput): Plan {
     } else if (isTimeDimension(d)) eventDims.push({ column, sql: TIME_KEY[d] });
     else eventDims.push({ column, sql: eventDimensionSql(d, binder) });
   });
-  // A row with an empty value (unknown country, no UTM, no such property) is left out of a grouping by it.
-  const nonEmptyVisitDims = groupedVisitDims.map((g) => `${visitColumn(g.dim)} != ''`);
+  if (q.fold && !groupedVisitDims.some((g) => g.column === 'd0')) throw new Error('a fold groups the first dimension, which must be a visit dimension');
+  // One grouping key for the folded values, so their visitors are counted once across them (uniqExact does not add up).
+  const groupKey = (g: { column: string; dim: VisitDimension }) =>
+    q.fold && g.column === 'd0'
+      ? `if(${visitColumn(g.dim)} IN ${binder.bind(q.fold.values, 'Array(String)')}, ${binder.bind(q.fold.as, 'String')}, ${visitColumn(g.dim)})`
+      : visitColumn(g.dim);
+  // A row with an empty value (unknown country, no UTM, no such property) is left out of a grouping by it, unless a fold takes it in.
+  const nonEmptyVisitDims = groupedVisitDims.filter((g) => !(q.fold?.values.includes('') && g.column === 'd0')).map((g) => `${visitColumn(g.dim)} != ''`);
   const metrics = q.metrics.map((m) => `${METRIC_SQL[m]} AS ${m}`);
   const needsVisitTotals = q.metrics.some((m) => VISIT_METRICS.includes(m));
   const readFrom = visitEvents(q.metrics.includes('avgDurationSeconds'));
   const attributes = visitAttributeColumns(visitDims);
   const outer = (from: string) => {
-    const select = [...groupedVisitDims.map((g) => `${visitColumn(g.dim)} AS ${g.column}`), ...eventDims.map((e) => e.column), ...metrics];
+    const select = [...groupedVisitDims.map((g) => `${groupKey(g)} AS ${g.column}`), ...eventDims.map((e) => e.column), ...metrics];
     const only = q.onlyFirst ? `HAVING d0 IN ${binder.bind(q.onlyFirst, 'Array(String)')}` : '';
     const groupBy = dimensionColumns.length ? `GROUP BY ${dimensionColumns.join(', ')}` : '';
     const orderBy = q.orderBy.length ? `ORDER BY ${q.orderBy.map(([name, dir]) => `${alias(q, name)} ${dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ')}` : '';

@@ -15,6 +15,8 @@ export interface Question {
   offset?: number;
   /** Keep only rows whose first dimension is one of these. */
   onlyFirst?: readonly string[];
+  /** Group these values of the first dimension (a visit dimension) as one row named `as` (PlanInput.fold). */
+  fold?: { as: string; values: readonly string[] };
 }
 
 /** One answer row: each dimension's value and each metric (rates are null when undefined). */
@@ -53,6 +55,7 @@ export async function runQuestion(deps: Pick<Deps, 'clickhouse'>, projectId: str
     limit: q.limit ?? DEFAULT_LIMIT,
     offset: q.offset ?? 0,
     ...(q.onlyFirst ? { onlyFirst: q.onlyFirst } : {}),
+    ...(q.fold ? { fold: q.fold } : {}),
   };
   const plan = planQuestion(input);
   const result = await deps.clickhouse.query({ query: plan.sql, query_params: plan.params, format: 'JSONEachRow' });

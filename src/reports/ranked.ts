@@ -58,19 +58,18 @@ const count = (value: string | number | null | undefined) => Number(value ?? 0);
 
 /**
  * The top `limit` items from the pipeline: ranked by the question's metric, ties by name. A fold
- * is one more question (its values as a filter, no grouping) merged in by rank; the main one
- * asks for one row more, for the literal fold name it drops.
+ * is grouped as one row by the same query (PlanInput.fold), so the list costs one pass over the
+ * period's visits.
  */
 async function pipelineItems<Item>(ctx: ReportContext, q: RankedQuestion<Item>, period: ResolvedPeriod, filters: readonly Filter[], limit: number): Promise<Item[]> {
-  const metrics = metricsFor(q.rankBy);
-  const first = q.dimensions[0]!;
-  const [rows, folded] = await Promise.all([
-    runQuestion(ctx.deps, ctx.project.id, period, { metrics, dimensions: q.dimensions, filters, ...(q.rankHere ? {} : { limit: limit + (q.fold ? 1 : 0) }) }),
-    q.fold ? foldRow(ctx, q, period, filters) : undefined,
-  ]);
-  const items = rows.filter((r) => !q.fold?.values.includes(String(r[first]))).map(q.toItem);
-  if (folded) items.push(q.toItem(folded));
-  return items.sort(byMetricThenName((i) => (i as Record<RankMetric, number>)[q.rankBy], q.nameOf)).slice(0, limit);
+  const rows = await runQuestion(ctx.deps, ctx.project.id, period, {
+    metrics: metricsFor(q.rankBy),
+    dimensions: q.dimensions,
+    filters,
+    ...(q.fold ? { fold: q.fold } : {}),
+    ...(q.rankHere ? {} : { limit }),
+  });
+  return rows.map(q.toItem).sort(byMetricThenName((i) => (i as Record<RankMetric, number>)[q.rankBy], q.nameOf)).slice(0, limit);
 }
 
 /** The fold's answer row over `period`, its first dimension set to the fold's name (undefined when no visit falls in it). */

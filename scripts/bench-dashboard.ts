@@ -1,0 +1,450 @@
+/**
+ * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--runs 20] [--reload]`): what
+ * a user waits for, on data shaped like production and loaded the way production loads it.
+ *
+ * Starts the app in-process as `npm start` wires it (buildNodeRuntime + createApp, embedded
+ * ClickHouse in `.bench-data/dashboard-<events>/`, the batching sink with its journal, Redis db 10),
+ * and on first use imports `--events` events (default 1,000,000; 10,000,000 works) for one UTC
+ * project through `POST …/import` in 100,000-line NDJSON requests: 90 days up to the load time,
+ * ~0.3 visitors per event, 2,000 Zipf paths, 10 sources (~40 % direct), 30 countries, 10 % custom
+ * events (5 % leave, 2 % vitals, the rest pageviews). Later runs reuse the directory (`--reload`
+ * imports again into a fresh one). While timing, a trickle of live events (`--live-rate`, default
+ * 20/s) arrives through `POST /api/event`, so no answer may come from data older than the last
+ * flushed batch. Then: every dashboard report's p50/p95 at 30d and 90d, a whole dashboard (its 12
+ * requests in parallel), 1, 5 and 20 dashboards at once, filtered and breakdown questions, and
+ * the engine's fixed cost per query, each figure beside the target of issue 16.
+ *
+ * Environment: BENCH_REDIS_URL (default redis://127.0.0.1:6379/10; only bench keys are written).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createApp } from '../src/app.js';
+import { createAccount, createApiKey } from '../src/auth/store.js';
+import { parseConfig } from '../src/config.js';
+import { buildNodeRuntime } from '../src/entry/node-deps.js';
+import { createBatcher } from '../src/ingest/batcher.js';
+import { fileJournal } from '../src/ingest/journal.js';
+import { fileQuarantine } from '../src/ingest/file-quarantine.js';
+import { createServices } from '../src/services.js';
+import { ProjectKeys, saveProject, type Project } from '../src/projects/store.js';
+import { hostCalibrationLine } from './bench-host.js';
+import { argValue } from './gen-events.js';
+
+const DOMAIN = 'bench-dashboard.example';
+/** A valid project id (prj_ + 20 base62 characters); one project per data directory. */
+const PROJECT_ID = 'prj_benchdashboard000000';
+const DAYS = 90;
+const DAY_MS = 86_400_000;
+const LINES_PER_REQUEST = 100_000;
+
+/** The 12 requests the dashboard sends for a period (src/dashboard/client/dashboard.ts). */
+const DASHBOARD = (period: string): [name: string, path: string][] => [
+  ['stats', `/stats?period=${period}`],
+  ['timeseries', `/timeseries?period=${period}`],
+  ['pages', `/pages?period=${period}&limit=10`],
+  ['referrers', `/referrers?period=${period}&limit=10`],
+  ['countries', `/countries?period=${period}&limit=10`],
+  ['cities', `/cities?period=${period}&limit=10`],
+  ['devices', `/devices?period=${period}`],
+  ['browsers', `/browsers?period=${period}&limit=10`],
+  ['os', `/os?period=${period}&limit=10`],
+  ['events', `/events?period=${period}&limit=20`],
+  ['visitors', `/visitors?period=${period}&limit=10`],
+  ['performance', `/performance?period=${period}`],
+];
+
+/** p50 targets of issue 16 at 1M events (ms, except import). */
+const TARGETS = {
+  dashboard30d: 120,
+  dashboard90d: 200,
+  concurrent5: 500,
+  report30d: { pages: 16, stats: 36, events: 4 } as Record<string, number>,
+  importPerSec: 150_000,
+};
+
+const intArg = (name: string, fallback: number) => {
+  const n = Number(argValue(name) ?? fallback);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+  return n;
+};
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+const ms = (n: number) => n.toFixed(1);
+const load = () => `load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+
+/** A figure against its target (lower is better unless `higher`): PASS/MISS and how far off. */
+function verdict(value: number, target: number, higher = false): string {
+  const ok = higher ? value >= target : value <= target;
+  const ratio = higher ? target / value : value / target;
+  return `${ok ? 'PASS' : 'MISS'} (${ratio.toFixed(2)}× target ${higher ? '≥' : '≤'} ${target.toLocaleString('en')})`;
+}
+
+/** mulberry32: a small seeded generator, so every load of one size writes the same events (relative to its start). */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Zipf(1) sampler over ranks 1..n (cumulative weights, binary search). */
+function zipf(n: number, random: () => number): () => number {
+  const cdf = new Float64Array(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) cdf[i] = total += 1 / (i + 1);
+  return () => {
+    const x = random() * total;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo + 1;
+  };
+}
+
+const COUNTRIES = ['US', 'DE', 'GB', 'IN', 'FR', 'CA', 'BR', 'NL', 'ES', 'IT', 'JP', 'AU', 'PL', 'SE', 'CH', 'AT', 'BE', 'DK', 'FI', 'NO', 'IE', 'PT', 'CZ', 'MX', 'AR', 'ZA', 'KR', 'SG', 'NZ', 'IL'];
+/** 10 sources: direct (no referrer) and 9 referring sites. */
+const REFERRERS = [null, 'https://www.google.com/', 'https://news.ycombinator.com/', 'https://www.reddit.com/r/webdev/', 'https://twitter.com/', 'https://www.bing.com/', 'https://duckduckgo.com/', 'https://github.com/', 'https://www.linkedin.com/', 'https://dev.to/'];
+const DEVICES = ['Desktop', 'Mobile', 'Tablet'];
+const BROWSERS = ['Chrome', 'Safari', 'Firefox', 'Edge', 'Samsung Internet', 'Opera'];
+const OSES = ['Windows', 'iOS', 'Android', 'macOS', 'Linux'];
+const EVENT_NAMES = ['signup', 'download', 'outbound', 'play', 'share', 'subscribe', 'search', 'contact', 'login', 'invite'];
+
+/**
+ * Yields the import's NDJSON lines in time order, one day at a time: sessions of 1–6 events
+ * (mean 2.5) start through the day on a diurnal curve, each taking a visitor at random from a
+ * pool sized so ~0.3 distinct visitors per event come out (pool = sessions / 0.6).
+ */
+function* eventLines(total: number, end: number, domain: string): Generator<string> {
+  const random = rng(16);
+  const path = zipf(2000, random);
+  const country = zipf(COUNTRIES.length, random);
+  const source = zipf(REFERRERS.length, random);
+  const meanSession = 2.5;
+  const pool = Math.round(total / meanSession / 0.6);
+  const start = Math.floor((end - DAYS * DAY_MS) / 1000) * 1000;
+  let emitted = 0;
+  let session = 0;
+  for (let day = 0; day < DAYS; day++) {
+    const quota = Math.round(((day + 1) * total) / DAYS) - emitted;
+    const events: { ts: number; line: string }[] = [];
+    while (events.length < quota) {
+      session++;
+      const visitor = Math.floor(random() * pool);
+      // Visitor-level dimensions hash the visitor, so a returning visitor keeps them.
+      const vr = rng(visitor + 1);
+      const cc = COUNTRIES[country() - 1]!;
+      const dims = {
+        countryCode: cc,
+        city: `${cc} City ${Math.floor(vr() * 5)}`,
+        device: DEVICES[Math.floor(vr() ** 2 * 3)]!,
+        browser: BROWSERS[Math.floor(vr() ** 2 * BROWSERS.length)]!,
+        os: OSES[Math.floor(vr() ** 2 * OSES.length)]!,
+      };
+      const u = random();
+      // A diurnal day: more sessions in the afternoon (UTC).
+      let t = start + day * DAY_MS + Math.floor((u - (0.5 * Math.sin(2 * Math.PI * u)) / (2 * Math.PI)) * DAY_MS);
+      if (t >= end - 60_000) t = end - 60_000 - Math.floor(random() * 3_600_000);
+      const length = Math.min(6, 1 + Math.floor(-Math.log(1 - random()) * 2));
+      let referrer = REFERRERS[source() - 1] ?? undefined;
+      let page = path();
+      for (let i = 0; i < length && events.length < quota; i++) {
+        const k = random();
+        const kind = k < 0.1 ? 'custom' : k < 0.15 ? 'leave' : k < 0.17 ? 'vitals' : 'pageview';
+        const url = `https://${domain}${page === 1 ? '/' : `/page/${page}`}`;
+        const line: Record<string, unknown> = { timestamp: new Date(t).toISOString(), kind, visitorId: `v${visitor}`, sessionId: `s${session}`, url, ...dims };
+        if (referrer) line.referrer = referrer;
+        if (kind === 'custom') line.name = EVENT_NAMES[Math.floor(random() ** 2 * EVENT_NAMES.length)];
+        if (kind === 'leave') line.durationMs = 2000 + Math.floor(random() * 300_000);
+        if (kind === 'vitals') line.vitals = { lcp: 500 + Math.floor(random() * 3000), inp: 20 + Math.floor(random() * 400), cls: Math.floor(random() * 300) / 1000, fcp: 300 + Math.floor(random() * 2000), ttfb: 50 + Math.floor(random() * 900) };
+        events.push({ ts: t, line: JSON.stringify(line) });
+        // Later events of the visit come through the site's own links.
+        referrer = url;
+        if (kind === 'pageview') page = path();
+        t = Math.min(end - 1000, t + 5_000 + Math.floor(random() * 120_000));
+      }
+    }
+    events.sort((a, b) => a.ts - b.ts);
+    for (const e of events) yield e.line;
+    emitted += events.length;
+  }
+}
+
+interface Meta {
+  events: number;
+  loadedAt: number;
+  importSeconds: number;
+}
+
+async function main() {
+  const events = intArg('events', 1_000_000);
+  const runs = intArg('runs', 20);
+  const liveRate = Number(argValue('live-rate') ?? 20);
+  const dataDir = resolve('.bench-data', `dashboard-${events}`);
+  const metaFile = join(dataDir, 'bench-dashboard.json');
+  if (process.argv.includes('--reload')) rmSync(dataDir, { recursive: true, force: true });
+  const reuse = existsSync(metaFile);
+  if (!reuse) rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+
+  const config = parseConfig({
+    DATA_DIR: dataDir,
+    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/10',
+    // Thousands of requests a minute from one client: the limits are not what this measures.
+    RATE_LIMIT_API_PER_MIN: '100000000',
+    RETENTION_DAYS: '3650',
+    // The live trickle's addresses come in X-Forwarded-For (app.request has no socket).
+    TRUST_PROXY: '1',
+  });
+  // As npm start: events through the batcher with its journal; imports parsed on the request
+  // thread (npm start uses min(4, cores - 2) parse workers: none on 2 cores).
+  const runtime = await buildNodeRuntime(config, {
+    makeSink: (d) => createBatcher(d.rowStore, { journal: fileJournal(join(dataDir, 'ingest-journal')), quarantine: fileQuarantine(join(dataDir, 'quarantine')), flushIntervalMs: config.INGEST_FLUSH_MS }),
+  });
+  const { deps } = runtime;
+  let stopLive = () => {};
+  try {
+    const now = Date.now();
+    const account = await createAccount(deps.redis, { email: `bench-dash-${now}-${process.pid}@bench.example` }, now);
+    const { key } = await createApiKey(deps.redis, { accountId: account.id, scope: 'write', name: 'bench' }, now);
+    const project: Project = {
+      id: PROJECT_ID, name: 'Dashboard bench', domain: DOMAIN, timeZone: 'UTC', publicStatsEnabled: false,
+      brandColor: null, icon: null, createdAt: new Date(now - DAYS * DAY_MS).toISOString(), ownerId: account.id,
+    };
+    await saveProject(deps.redis, project);
+    await deps.redis.set(ProjectKeys.domain(DOMAIN), project.id);
+    await deps.redis.hset(ProjectKeys.members(project.id), { [account.id]: 'owner' });
+    // The app's engine handle, counting each query and its time while a report is traced.
+    const trace: { on: boolean; queries: { label: string; ms: number }[] } = { on: false, queries: [] };
+    const clickhouse = new Proxy(deps.clickhouse, {
+      get(target, prop) {
+        if (prop === 'query') {
+          return async (params: Parameters<typeof target.query>[0]) => {
+            const t = performance.now();
+            const result = await target.query(params);
+            if (trace.on) trace.queries.push({ label: queryLabel(params.query), ms: performance.now() - t });
+            return result;
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const appDeps = { ...deps, clickhouse };
+    const app = createApp(appDeps, createServices(appDeps));
+    const auth = { Authorization: `Bearer ${key}` };
+
+    console.log(`# dashboard benchmark — ${new Date().toISOString()}, node ${process.version}, ${load()}`);
+    console.log(hostCalibrationLine());
+
+    let meta: Meta;
+    if (reuse) {
+      meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Meta;
+      console.log(`reusing ${dataDir}: ${meta.events.toLocaleString('en')} events imported ${new Date(meta.loadedAt).toISOString()} in ${meta.importSeconds.toFixed(1)} s (${Math.round(meta.events / meta.importSeconds).toLocaleString('en')} events/s then)`);
+    } else {
+      // Request time only: building each 100,000-line body is the client's work, not the server's.
+      let inServer = 0;
+      let imported = 0;
+      const batch: string[] = [];
+      const send = async () => {
+        const body = batch.join('\n') + '\n';
+        batch.length = 0;
+        const t = performance.now();
+        const res = await app.request(`/api/v1/projects/${DOMAIN}/import`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/x-ndjson' }, body });
+        const answer = (await res.json()) as { imported: number; rejected: number; errors: unknown[] };
+        inServer += performance.now() - t;
+        if (res.status !== 200 || answer.rejected) throw new Error(`import: ${res.status} ${JSON.stringify(answer).slice(0, 500)}`);
+        imported += answer.imported;
+        if ((imported / LINES_PER_REQUEST) % 10 === 0) console.error(`  … ${imported.toLocaleString('en')} imported, ${Math.round(imported / (inServer / 1000)).toLocaleString('en')} events/s, ${load()}`);
+      };
+      for (const line of eventLines(events, now, DOMAIN)) {
+        batch.push(line);
+        if (batch.length === LINES_PER_REQUEST) await send();
+      }
+      if (batch.length) await send();
+      meta = { events: imported, loadedAt: now, importSeconds: inServer / 1000 };
+      writeFileSync(metaFile, JSON.stringify(meta));
+      const rate = imported / meta.importSeconds;
+      console.log(`import: ${imported.toLocaleString('en')} events in ${meta.importSeconds.toFixed(1)} s of requests = ${Math.round(rate).toLocaleString('en')} events/s — ${verdict(rate, TARGETS.importPerSec, true)}; ${load()}`);
+    }
+    const shape = await deps.clickhouse.query({
+      query: `SELECT count() AS events, uniqExact(visitor_id) AS visitors, uniqExact(session_id) AS sessions, uniqExact(path) AS paths, countIf(kind = 'custom') AS custom, count(DISTINCT _part) AS parts
+              FROM events WHERE project_id = {p:String}`,
+      query_params: { p: PROJECT_ID },
+      format: 'JSONEachRow',
+    });
+    const [s] = await shape.json<Record<string, string>>();
+    console.log(`data: ${Number(s!.events).toLocaleString('en')} events, ${Number(s!.visitors).toLocaleString('en')} visitors (${(Number(s!.visitors) / Number(s!.events)).toFixed(2)}/event), ${Number(s!.sessions).toLocaleString('en')} sessions, ${s!.paths} paths, ${((100 * Number(s!.custom)) / Number(s!.events)).toFixed(1)} % custom, ${s!.parts} parts of events`);
+
+    // The live trickle: tracker events for random visitors, recorded through the batcher (flushed every INGEST_FLUSH_MS).
+    let liveSent = 0;
+    let liveDropped = 0;
+    const trickle = setInterval(() => {
+      const i = liveSent++;
+      const body = JSON.stringify({ site: PROJECT_ID, kind: 'pageview', url: `https://${DOMAIN}/page/${1 + (i % 50)}`, referrer: i % 3 ? 'https://www.google.com/' : null });
+      void Promise.resolve(
+        app.request('/api/event', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'User-Agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36', 'X-Forwarded-For': `198.51.${(i >> 8) & 255}.${i & 255}` },
+          body,
+        }),
+      ).then((res) => {
+          if (res.status !== 202 || res.headers.get('X-Sightline-Dropped')) liveDropped++;
+        });
+    }, 1000 / liveRate);
+    stopLive = () => clearInterval(trickle);
+
+    const call = async (path: string) => {
+      const res = await app.request(`/api/v1/projects/${DOMAIN}${path}`, { headers: auth });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 300)}`);
+      return body;
+    };
+    const time = async (fn: () => Promise<unknown>) => {
+      const t = performance.now();
+      await fn();
+      return performance.now() - t;
+    };
+    const series = async (n: number, fn: () => Promise<unknown>) => {
+      await fn(); // warm-up: first touch of parts and marks is not what a dashboard sees
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push(await time(fn));
+      return out;
+    };
+    const dashboard = (period: string) => Promise.all(DASHBOARD(period).map(([, path]) => call(path)));
+
+    console.log(`\nlive trickle: ${liveRate} events/s through POST /api/event (batcher flush every ${config.INGEST_FLUSH_MS} ms); ${runs} runs per figure after one warm-up\n`);
+    const rows: string[][] = [];
+    const singles: Record<string, number> = {};
+    for (const period of ['30d', '90d']) {
+      for (const [name, path] of DASHBOARD(period)) {
+        const t = await series(runs, () => call(path));
+        const p50 = percentile(t, 50);
+        if (period === '30d') singles[name] = p50;
+        const target = period === '30d' ? TARGETS.report30d[name] : undefined;
+        rows.push([name, period, ms(p50), ms(percentile(t, 95)), target === undefined ? '' : verdict(p50, target)]);
+      }
+    }
+    printTable(['report', 'period', 'p50 ms', 'p95 ms', 'issue 16 target (p50)'], rows);
+    const sumSingles = Object.values(singles).reduce((a, b) => a + b, 0);
+    console.log(`(sum of the 12 report p50s at 30d, one after another: ${ms(sumSingles)} ms; ${load()})`);
+
+    console.log('\nwhole dashboard (12 requests in parallel):');
+    const whole: string[][] = [];
+    for (const [period, target] of [['30d', TARGETS.dashboard30d], ['90d', TARGETS.dashboard90d]] as const) {
+      const t = await series(runs, () => dashboard(period));
+      whole.push([period, ms(percentile(t, 50)), ms(percentile(t, 95)), verdict(percentile(t, 50), target)]);
+    }
+    printTable(['period', 'p50 ms', 'p95 ms', 'target'], whole);
+    console.log(`(${load()})`);
+
+    console.log('\nconcurrent dashboards, 30d (each dashboard\'s own time, all started together):');
+    const conc: string[][] = [];
+    for (const n of [1, 5, 20]) {
+      const rounds = Math.max(3, Math.round(runs / n) * 2);
+      const each: number[] = [];
+      const wall: number[] = [];
+      await dashboard('30d');
+      for (let r = 0; r < rounds; r++) {
+        const t0 = performance.now();
+        each.push(...(await Promise.all(Array.from({ length: n }, () => time(() => dashboard('30d'))))));
+        wall.push(performance.now() - t0);
+      }
+      conc.push([String(n), String(rounds), ms(percentile(each, 50)), ms(percentile(each, 95)), ms(percentile(wall, 50)), n === 5 ? verdict(percentile(each, 50), TARGETS.concurrent5) : '']);
+    }
+    printTable(['dashboards', 'rounds', 'p50 ms each', 'p95 ms each', 'wall p50 ms', 'target'], conc);
+    console.log(`(${load()})`);
+
+    console.log('\nfiltered and breakdown questions, 30d:');
+    const questions: [string, string][] = [
+      ['stats country==US', '/stats?period=30d&filters=country%3D%3DUS'],
+      ['pages country==US', '/pages?period=30d&limit=10&filters=country%3D%3DUS'],
+      ['stats page==/page/2', '/stats?period=30d&filters=page%3D%3D%2Fpage%2F2'],
+      ['breakdown source', '/breakdown?period=30d&dimension=source&metrics=visitors,pageviews&limit=10'],
+      ['stats compare previous', '/stats?period=30d&compare=previous_period'],
+    ];
+    const qrows: string[][] = [];
+    for (const [label, path] of questions) {
+      const t = await series(runs, () => call(path));
+      qrows.push([label, ms(percentile(t, 50)), ms(percentile(t, 95))]);
+    }
+    printTable(['question', 'p50 ms', 'p95 ms'], qrows);
+
+    console.log('\nengine fixed cost per query (deps.clickhouse, no HTTP):');
+    const erows: string[][] = [];
+    const engine = async (sql: string, params: Record<string, string> = {}) => {
+      const r = await deps.clickhouse.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+      await r.json();
+    };
+    const probes: [string, string][] = [
+      ['SELECT 1', 'SELECT 1'],
+      ['SELECT count() FROM system.one', 'SELECT count() FROM system.one'],
+      ['SELECT sum(pageviews) FROM stats_1d (project, 30 days)', `SELECT sum(pageviews) FROM stats_1d WHERE project_id = {p:String} AND bucket >= now() - INTERVAL 30 DAY`],
+    ];
+    for (const [label, sql] of probes) {
+      const t = await series(Math.max(runs, 50), () => engine(sql, { p: PROJECT_ID }).catch((e: Error) => { throw new Error(`${label}: ${e.message}`); }));
+      erows.push([label, ms(percentile(t, 50)), ms(percentile(t, 95))]);
+    }
+    const par = await series(runs, () => Promise.all(Array.from({ length: 12 }, () => engine('SELECT count() FROM system.one'))));
+    erows.push(['12 × system.one in parallel (whole batch)', ms(percentile(par, 50)), ms(percentile(par, 95))]);
+    const overhead = await series(runs, () => call(''));
+    erows.push(['API overhead: GET project (auth, rate limit, Redis)', ms(percentile(overhead, 50)), ms(percentile(overhead, 95))]);
+    printTable(['probe', 'p50 ms', 'p95 ms'], erows);
+
+    // Where a report's time goes: its engine queries (in order of completion) against its whole time.
+    console.log('\nengine round trips per report, 30d (median of 5 traced runs; ms each, in order of completion):');
+    const trows: string[][] = [];
+    for (const [name, path] of DASHBOARD('30d')) {
+      const traced: { total: number; queries: { label: string; ms: number }[] }[] = [];
+      for (let i = 0; i < 5; i++) {
+        trace.queries = [];
+        trace.on = true;
+        const total = await time(() => call(path));
+        trace.on = false;
+        traced.push({ total, queries: trace.queries });
+      }
+      traced.sort((a, b) => a.total - b.total);
+      const mid = traced[2]!;
+      const engineMs = mid.queries.reduce((a, q) => a + q.ms, 0);
+      trows.push([name, String(mid.queries.length), ms(engineMs), ms(mid.total), mid.queries.map((q) => `${q.label} ${ms(q.ms)}`).join(', ')]);
+    }
+    printTable(['report', 'queries', 'engine ms (sum)', 'request ms', 'queries'], trows);
+
+    stopLive();
+    await deps.sink.flush();
+    console.log(`\nlive events sent during timing: ${liveSent} (${liveDropped} dropped or refused); ${load()}`);
+    console.log(hostCalibrationLine() + ', after the run');
+  } finally {
+    stopLive();
+    await runtime.close();
+  }
+}
+
+/** A short name for a query: the rows-after-now check, else the first table it reads. */
+function queryLabel(sql: string): string {
+  if (/AS later FROM/.test(sql)) return 'later-check';
+  const table = /FROM\s+([A-Za-z_][A-Za-z0-9_.]*)/.exec(sql)?.[1];
+  return /GROUP BY session_id|groupArray|argMin/.test(sql) && table === 'events' ? 'events(visits)' : (table ?? 'query');
+}
+
+function printTable(header: string[], rows: string[][]) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+
+await main();
