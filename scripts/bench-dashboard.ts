@@ -30,6 +30,7 @@ import { createServices } from '../src/services.js';
 import { ProjectKeys, saveProject, type Project } from '../src/projects/store.js';
 import { hostCalibrationLine } from './bench-host.js';
 import { argValue } from './gen-events.js';
+import { seededRandom } from './seeded-random.js';
 
 const DOMAIN = 'bench-dashboard.example';
 /** A valid project id (prj_ + 20 base62 characters); one project per data directory. */
@@ -84,18 +85,6 @@ function verdict(value: number, target: number, higher = false): string {
   return `${ok ? 'PASS' : 'MISS'} (${ratio.toFixed(2)}× target ${higher ? '≥' : '≤'} ${target.toLocaleString('en')})`;
 }
 
-/** mulberry32: a small seeded generator, so every load of one size writes the same events (relative to its start). */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A Zipf(1) sampler over ranks 1..n (cumulative weights, binary search). */
 function zipf(n: number, random: () => number): () => number {
   const cdf = new Float64Array(n);
@@ -128,7 +117,7 @@ const EVENT_NAMES = ['signup', 'download', 'outbound', 'play', 'share', 'subscri
  * pool sized so ~0.3 distinct visitors per event come out (pool = sessions / 0.6).
  */
 function* eventLines(total: number, end: number, domain: string): Generator<string> {
-  const random = rng(16);
+  const random = seededRandom(16);
   const path = zipf(2000, random);
   const country = zipf(COUNTRIES.length, random);
   const source = zipf(REFERRERS.length, random);
@@ -144,7 +133,7 @@ function* eventLines(total: number, end: number, domain: string): Generator<stri
       session++;
       const visitor = Math.floor(random() * pool);
       // Visitor-level dimensions hash the visitor, so a returning visitor keeps them.
-      const vr = rng(visitor + 1);
+      const vr = seededRandom(visitor + 1);
       const cc = COUNTRIES[country() - 1]!;
       const dims = {
         countryCode: cc,

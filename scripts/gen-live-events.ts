@@ -27,6 +27,7 @@ import { RowBinaryWriter, rowBinaryEncoder } from '../src/adapters/rowbinary.js'
 import { insertLines, RowBuffer, TABLE_COLUMNS } from '../src/ingest/insert.js';
 import { eventRow, type EventFields } from '../src/ingest/pipeline.js';
 import { argValue, countryList, MAIN_PROJECT_ID, OTHER_PROJECTS, scaleArg, type BenchMeta } from './gen-events.js';
+import { seededRandom } from './seeded-random.js';
 
 const MAIN_EVENTS = 10_000_000;
 const OTHER_EVENTS = 40_000_000;
@@ -41,18 +42,6 @@ export const MAIN_DOMAIN = 'bench-main.example';
 /** `.bench-data/live-scale-{scale}`: the live-shape data of one scale. */
 export const liveBenchDataDir = (scale: number) => resolve('.bench-data', `live-scale-${scale}`);
 const metaPath = (dir: string) => resolve(dir, 'bench-meta.json');
-
-/** mulberry32: a small seeded PRNG, so the data is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A sampler of indexes 0…n-1 with weights 1/(i+1)^s (Zipf). */
 function zipf(n: number, s = 1): (u: number) => number {
@@ -217,7 +206,7 @@ export async function generateLiveEvents(store: RowStore, scale: number, log: (l
     }),
   ];
   log(`generating ~${mainEvents.toLocaleString('en')} live-shape events for ${MAIN_PROJECT_ID} and ~${otherEvents.toLocaleString('en')} for ${OTHER_PROJECTS} other projects, ${BATCH_ROWS.toLocaleString('en')} rows per insert`);
-  const rand = prng(20_240_614 + Math.round(scale * 1000));
+  const rand = seededRandom(20_240_614 + Math.round(scale * 1000));
   const pickPath = zipf(LIVE_PATHS.length);
   const pickCountry = zipf(30);
   const { codes } = countryList();

@@ -4,6 +4,8 @@
  * (so no CSRF surface), and is removed on sign-out and on any 401 (expired or revoked session).
  */
 
+import { saveFile } from './dom.js';
+
 const TOKEN_KEY = 'sightline.session';
 let flash: string | null = null;
 
@@ -84,14 +86,7 @@ export async function download(path: string, fallbackName: string): Promise<stri
   const res = await send('GET', path, undefined, true);
   const disposition = res.headers.get('Content-Disposition') ?? '';
   const name = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? fallbackName;
-  const url = URL.createObjectURL(await res.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  saveFile(name, await res.blob());
   return name;
 }
 

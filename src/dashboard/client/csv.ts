@@ -3,6 +3,7 @@
  * again. Cells follow the server's rules (src/export/csv.ts): RFC 4180 quoting, and a text cell
  * starting with = + - @ tab or CR gets a leading ' (formula injection); numbers stay numbers.
  */
+import { saveFile } from './dom.js';
 
 type Cell = string | number | null | undefined;
 
@@ -24,12 +25,5 @@ export function toCsv(header: readonly string[], rows: readonly (readonly Cell[]
 
 /** Hands `text` to the browser as a download named `name`. */
 export function saveCsv(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  saveFile(name, new Blob([text], { type: 'text/csv;charset=utf-8' }));
 }

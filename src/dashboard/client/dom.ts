@@ -124,3 +124,15 @@ export function confirmDialog(opts: { title: string; message: string; confirmLab
     (input ?? cancel).focus();
   });
 }
+
+/** Hands `blob` to the browser as a download named `name`. */
+export function saveFile(name: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
