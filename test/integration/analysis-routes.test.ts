@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
-import { callJson, chTime, newProject } from '../helpers/report-fixtures.js';
+import { insertEvents } from '../helpers/events-gen.js';
+import { callJson, newProject } from '../helpers/report-fixtures.js';
 
 /**
  * GET breakdown, POST query and GET realtime, over REST and MCP. Expected numbers come from a
@@ -187,27 +188,23 @@ let site: { domain: string; id: string };
 let live: { domain: string; id: string };
 let bobSite: { domain: string; id: string };
 
+/** The events as the shared generator's rows (Chrome on Windows, no city), stored straight into `events`. */
 async function insert(projectId: string, events: Ev[]) {
-  await h.deps.rowStore.insert(
-    'events',
-    events.map((e) => ({
-      project_id: projectId,
-      ts: chTime(e.ts),
-      kind: e.kind,
-      visitor_id: e.visitor,
-      session_id: e.session,
-      hostname: 'example.com',
-      path: e.path,
-      referrer_source: e.source,
-      utm_source: e.utmSource ?? '',
-      utm_medium: e.utmMedium ?? '',
-      country_code: e.country,
-      device: e.device,
+  await insertEvents(
+    h.deps.rowStore,
+    projectId,
+    events.map(({ source, country, ...e }) => ({
+      ...e,
+      referrerSource: source,
+      countryCode: country,
+      countryName: '',
+      city: '',
       browser: 'Chrome',
       os: 'Windows',
-      event_name: e.eventName ?? '',
-      props: e.props ?? {},
-      duration_ms: e.durationMs ?? 0,
+      eventName: e.eventName ?? '',
+      amountCents: 0,
+      currency: '',
+      durationMs: e.durationMs ?? 0,
     })),
   );
 }
