@@ -190,8 +190,8 @@ async function measureShape(shape: Shape) {
     for (const [key, period] of periods) {
       if (groups.includes('unfiltered')) {
         for (const { name, ask } of reportAsks(period, [])) {
-          figures.push({ group: 'unfiltered', name: `${name} (http, rollups)`, period: key, target: target(`report:${name}:${key}`) ?? target(`report:${key}`), run: () => http(ask.route) });
-          figures.push({ group: 'unfiltered', name: `${name} (pipeline, raw)`, period: key, run: () => answer(ask) });
+          figures.push({ group: 'unfiltered', name: `${name} (report route)`, period: key, target: target(`report:${name}:${key}`) ?? target(`report:${key}`), run: () => http(ask.route) });
+          figures.push({ group: 'unfiltered', name: `${name} (as a question)`, period: key, run: () => answer(ask) });
         }
       }
       if (groups.includes('filtered')) {
