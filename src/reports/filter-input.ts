@@ -3,9 +3,6 @@ import { Binder } from '../analysis/binder.js';
 import { parseFilters } from '../analysis/filters.js';
 import { keptEventsCondition } from '../analysis/plan.js';
 import type { Filter } from '../analysis/question.js';
-import type { PeriodKey } from './periods.js';
-import type { PlannedReport } from './planned.js';
-import { planSource, type Source } from './planner.js';
 import type { QueryParams } from './query.js';
 
 /**
@@ -47,14 +44,6 @@ export function takesFilters(query: v.GenericSchema): boolean {
 }
 
 /**
- * The source of one request: filtered requests read raw events, since the rollups keep no visit
- * or per-event detail to filter on; unfiltered ones ask the planner as before.
- */
-export function sourceFor(report: string, period: PeriodKey, filters: readonly Filter[]): Source {
-  return filters.length > 0 ? 'raw' : planSource(report, period);
-}
-
-/**
  * Binds `filters` on top of a report's `params`: the SQL condition over `events` rows that keeps
  * the filtered events (`'1'` without filters) and the params to send with it.
  */
@@ -62,16 +51,4 @@ export function keptEvents(filters: readonly Filter[], params: QueryParams): { k
   const binder = new Binder(params);
   const kept = keptEventsCondition(filters, binder);
   return { kept, params: binder.params };
-}
-
-/** `report` with a `run` that reads raw events for filtered requests (sourceFor), its `compute` unchanged. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any report's schemas and rows
-export function withFilteredSource<T extends PlannedReport<any, any, any>>(report: T): T {
-  return {
-    ...report,
-    run: (ctx, input) => {
-      const { period } = input as { period: PeriodKey };
-      return report.compute(ctx, input, sourceFor(report.name, period, filtersOf(input as { filters?: Filter[] })));
-    },
-  };
 }

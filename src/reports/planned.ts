@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { CsvColumn, ReportContext, ReportDefinition } from './definition.js';
 import type { PeriodKey, RangePeriodKey } from './periods.js';
+import { filtersOf } from './filter-input.js';
 import { planSource, type Source } from './planner.js';
 
 type PeriodInput = { period: RangePeriodKey };
@@ -12,8 +13,9 @@ export type PlannedReport<Q extends v.GenericSchema = v.GenericSchema, R extends
   };
 
 /**
- * Defines a report whose answer can come from rollups or raw events: `run` asks the planner
- * which source to read for this request, `compute` does the work for a given source.
+ * Defines a report whose answer can come from rollups or raw events: `run` reads raw events for a
+ * filtered request (the rollups keep no visit or per-event detail to filter on) and otherwise asks
+ * the planner, `compute` does the work for a given source.
  */
 export function definePlannedReport<Q extends v.GenericSchema, R extends v.GenericSchema, Row>(
   def: Omit<ReportDefinition<Q, R, Row>, 'run' | 'query' | 'csv'> & {
@@ -27,6 +29,7 @@ export function definePlannedReport<Q extends v.GenericSchema, R extends v.Gener
     ...def,
     compute,
     // custom and all ranges are not benchmarked presets: the planner reads rollups for them.
-    run: (ctx, input) => compute(ctx, input, planSource(def.name, (input as PeriodInput).period as PeriodKey)),
+    run: (ctx, input) =>
+      compute(ctx, input, filtersOf(input as { filters?: [] }).length > 0 ? 'raw' : planSource(def.name, (input as PeriodInput).period as PeriodKey)),
   };
 }

@@ -3,7 +3,7 @@ import type { Filter } from '../../analysis/question.js';
 import { analysisQuery, filtersOf, resolveInput } from '../analysis-input.js';
 import type { ReportContext } from '../definition.js';
 import { definePlannedReport } from '../planned.js';
-import { keptEvents, withFilteredSource } from '../filter-input.js';
+import { keptEvents } from '../filter-input.js';
 import type { ResolvedPeriod } from '../periods.js';
 import type { Source } from '../planner.js';
 import { rangeBounds } from '../project-range.js';
@@ -61,7 +61,8 @@ function withComparison(shown: Lists, compared: Lists): Lists {
   return out;
 }
 
-const planned = definePlannedReport({
+/** GET /:domain/devices — device types, browsers and operating systems in one answer; `filters` read raw events. */
+export const devicesReport = definePlannedReport({
   name: 'devices',
   path: '/:domain/devices',
   summary: 'Device types, browsers and operating systems by unique visitors (no limit)',
@@ -92,5 +93,3 @@ const planned = definePlannedReport({
   },
 });
 
-/** GET /:domain/devices — device types, browsers and operating systems in one answer; `filters` read raw events. */
-export const devicesReport = withFilteredSource(planned);

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { Filter } from '../../analysis/question.js';
 import { filtersOf, rankedQuery, resolveInput } from '../analysis-input.js';
 import type { CsvColumn, ReportContext } from '../definition.js';
-import { keptEvents, withFilteredSource } from '../filter-input.js';
+import { keptEvents } from '../filter-input.js';
 import type { ResolvedPeriod } from '../periods.js';
 import { definePlannedReport } from '../planned.js';
 import type { Source } from '../planner.js';
@@ -94,11 +94,12 @@ async function comparedCounts(ctx: ReportContext, against: ResolvedPeriod, filte
   return new Map(rows.map((r) => [r.name, { events: r.event_count, people: r.people }]));
 }
 
-/*
- * A ranked list like defineRankedReport's (same query, answer and CSV), written out here because
- * its SQL gains the filters' condition on filtered requests and its rows are events, not pageviews.
+/**
+ * GET /:domain/events — custom and transaction events by count (default limit 20); `filters` read
+ * raw events. A ranked list like defineRankedReport's (same query, answer and CSV), written out
+ * because its SQL gains the filters' condition on filtered requests and its rows are events.
  */
-const planned = definePlannedReport({
+export const eventsReport = definePlannedReport({
   name: 'events',
   path: '/:domain/events',
   summary: 'Custom and transaction events, ranked by count',
@@ -123,5 +124,3 @@ const planned = definePlannedReport({
   csv: { title: 'events', columns, rows: (r) => r.data },
 });
 
-/** GET /:domain/events — custom and transaction events by count (default limit 20); `filters` read raw events. */
-export const eventsReport = withFilteredSource(planned);
