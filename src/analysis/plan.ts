@@ -73,6 +73,23 @@ const TIME_KEY: Readonly<Record<TimeDimension, string>> = {
  */
 const visitEvents = (withLeaves: boolean) => `${RAW_WINDOW} AND ${withLeaves ? "kind IN ('pageview', 'custom', 'transaction', 'leave')" : COUNTED_KINDS}`;
 
+/**
+ * Each filter as a bound SQL condition: event-level ones over an `events` row, visit-level ones
+ * over the visit columns (`v_*`), with the visit dimensions they need.
+ */
+function splitFilters(filters: readonly Filter[], binder: Binder) {
+  const eventFilters: string[] = [];
+  const visitFilters: string[] = [];
+  const visitDims = new Set<VisitDimension>();
+  for (const f of filters) {
+    if (isVisitDimension(f.dimension)) {
+      visitDims.add(f.dimension);
+      visitFilters.push(filterCondition(f, visitColumn(f.dimension), binder));
+    } else eventFilters.push(filterCondition(f, eventDimensionSql(f.dimension, binder), binder));
+  }
+  return { eventFilters, visitFilters, visitDims };
+}
+
 const and = (conditions: readonly string[]) => (conditions.length ? conditions.join(' AND ') : '1');
 
 /**
@@ -97,17 +114,7 @@ function groupedVisits(columns: readonly string[], where: string, conditions: re
  */
 export function planQuestion(q: PlanInput): Plan {
   const binder = new Binder(periodParams(q.projectId, q.period, { daily: false }));
-  const eventFilters: string[] = [];
-  const visitFilters: string[] = [];
-  const visitDims = new Set<VisitDimension>();
-  for (const f of q.filters) {
-    if (isVisitDimension(f.dimension)) {
-      visitDims.add(f.dimension);
-      visitFilters.push(filterCondition(f, visitColumn(f.dimension), binder));
-    } else {
-      eventFilters.push(filterCondition(f, eventDimensionSql(f.dimension, binder), binder));
-    }
-  }
+  const { eventFilters, visitFilters, visitDims } = splitFilters(q.filters, binder);
   const dimensionColumns = q.dimensions.map((_, i) => `d${i}`);
   const eventDims: { column: string; sql: string }[] = [];
   const groupedVisitDims: { column: string; dim: VisitDimension }[] = [];
@@ -179,15 +186,7 @@ export function planQuestion(q: PlanInput): Plan {
  * and `projectId` as RAW_WINDOW does; '1' without filters.
  */
 export function keptEventsCondition(filters: readonly Filter[], binder: Binder): string {
-  const conditions: string[] = [];
-  const visitDims = new Set<VisitDimension>();
-  const visitFilters: string[] = [];
-  for (const f of filters) {
-    if (isVisitDimension(f.dimension)) {
-      visitDims.add(f.dimension);
-      visitFilters.push(filterCondition(f, visitColumn(f.dimension), binder));
-    } else conditions.push(filterCondition(f, eventDimensionSql(f.dimension, binder), binder));
-  }
+  const { eventFilters: conditions, visitFilters, visitDims } = splitFilters(filters, binder);
   if (visitFilters.length) {
     conditions.push(`session_id IN (SELECT session_id FROM (${groupedVisits(['session_id', ...visitAttributeColumns(visitDims)], RAW_WINDOW, visitFilters, visitDims)}))`);
   }
