@@ -1,11 +1,7 @@
-import { projectForCaller, type AnalysisEndpoint } from '../analysis/routes/endpoint.js';
-import { projectNotFound } from '../errors.js';
-import { findProjectAccess } from '../projects/access.js';
-import type { Role } from '../projects/store.js';
+import type { AnalysisEndpoint } from '../analysis/routes/endpoint.js';
+import { requireProjectAccess } from '../projects/access.js';
 import type { ReportDefinition } from '../reports/definition.js';
 import { asQuery, domainArg, parseArgs, toolAnswer, toolError, type InProcessCall } from './in-process.js';
-
-const EVERY_ROLE: readonly Role[] = ['owner', 'admin', 'member'];
 
 /**
  * The tool of an analysis endpoint: the arguments are its query (as text, like a query string)
@@ -19,7 +15,7 @@ export function endpointCall(e: AnalysisEndpoint): InProcessCall {
     if (typeof raw === 'string') return toolError(raw);
     const input = parseArgs(e.input, raw);
     if (!input.ok) return toolError(input.error);
-    return toolAnswer(async () => e.run({ deps, project: await projectForCaller(deps, auth, d.domain) }, input.value));
+    return toolAnswer(async () => e.run({ deps, project: (await requireProjectAccess(deps.redis, d.domain, auth.accountId)).project }, input.value));
   };
 }
 
@@ -48,8 +44,7 @@ export function reportCall(def: ReportDefinition, pathNames: readonly string[]):
     const parsedPath = def.params ? parseArgs(def.params, path) : { ok: true as const, value: {} };
     if (!parsedPath.ok) return toolError(parsedPath.error);
     return toolAnswer(async () => {
-      const access = await findProjectAccess(deps.redis, d.domain.trim().toLowerCase(), auth.accountId);
-      if (!access || !(def.roles ?? EVERY_ROLE).includes(access.role)) throw projectNotFound();
+      const access = await requireProjectAccess(deps.redis, d.domain, auth.accountId, def.roles);
       return def.run({ deps, project: access.project, role: access.role }, { ...(parsedQuery.value as object), ...(parsedPath.value as object) });
     });
   };

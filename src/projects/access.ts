@@ -5,6 +5,9 @@ import type { AppEnv } from '../deps.js';
 import { projectNotFound } from '../errors.js';
 import { findProjectIdByDomain, getProject, getRole, type Project, type Role } from './store.js';
 
+/** Every role: what read routes allow. */
+export const EVERY_ROLE: readonly Role[] = ['owner', 'admin', 'member'];
+
 export interface ProjectAccess {
   project: Project;
   role: Role;
@@ -15,7 +18,7 @@ export interface ProjectAccess {
  * cannot see, and one where the caller's role is not in `roles` all answer the same 404.
  * The lookup runs once per request: a guard and the handler after it share the result.
  */
-export async function loadProject(c: Context<AppEnv>, roles: readonly Role[] = ['owner', 'admin', 'member']): Promise<ProjectAccess> {
+export async function loadProject(c: Context<AppEnv>, roles: readonly Role[] = EVERY_ROLE): Promise<ProjectAccess> {
   const domain = (c.req.param('domain') ?? '').toLowerCase();
   let access = c.get('projectAccess');
   if (access === undefined || (access && access.project.domain !== domain)) {
@@ -38,6 +41,17 @@ export async function findProjectAccess(redis: Redis, domain: string, accountId:
   if (!id) return null;
   const [project, role] = await Promise.all([getProject(redis, id), getRole(redis, id, accountId)]);
   return project && role ? { project, role } : null;
+}
+
+/**
+ * loadProject's rule for callers outside a request (MCP tools): the project `domain` and the
+ * caller's role in it, or the same 404 for a missing project, one the caller cannot see, and a
+ * role not in `roles`.
+ */
+export async function requireProjectAccess(redis: Redis, domain: string, accountId: string, roles: readonly Role[] = EVERY_ROLE): Promise<ProjectAccess> {
+  const access = await findProjectAccess(redis, domain.trim().toLowerCase(), accountId);
+  if (!access || !roles.includes(access.role)) throw projectNotFound();
+  return access;
 }
 
 /** Middleware: the `{domain}` project must exist and the caller hold one of `roles` (else 404). */

@@ -1,8 +1,5 @@
 import type * as v from 'valibot';
-import type { AuthContext } from '../../auth/context.js';
 import type { Deps } from '../../deps.js';
-import { ApiError, projectNotFound } from '../../errors.js';
-import { findProjectAccess } from '../../projects/access.js';
 import type { Project } from '../../projects/store.js';
 
 /** What an analysis handler runs with: the app's deps and the project the caller may read. */
@@ -34,16 +31,3 @@ export interface AnalysisEndpoint<In = unknown, Out = unknown> {
 
 /** Identity helper that keeps an endpoint's input and answer types tied together. */
 export const defineEndpoint = <In, Out>(e: AnalysisEndpoint<In, Out>): AnalysisEndpoint => e as unknown as AnalysisEndpoint;
-
-/**
- * The project `domain` for a caller outside a request (MCP tools): the rule of loadProject, every
- * role may read, and a project the caller cannot see is the same 404 as a missing one.
- */
-export async function projectForCaller(deps: Deps, auth: AuthContext, domain: string): Promise<Project> {
-  const access = await findProjectAccess(deps.redis, domain.trim().toLowerCase(), auth.accountId);
-  if (!access) throw projectNotFound();
-  return access.project;
-}
-
-/** A 400 for input that the schemas cannot judge alone. */
-export const invalid = (message: string) => new ApiError(400, message);
