@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { Dimension, Filter, FilterDimension } from '../analysis/question.js';
+import type { Dimension, Filter } from '../analysis/question.js';
 import { rangeBounds } from './project-range.js';
 import { runQuestion, type AnswerRow } from '../analysis/run.js';
 import { filtersOf, rankedQuery, resolveInput } from './analysis-input.js';
@@ -72,33 +72,18 @@ async function pipelineItems<Item>(ctx: ReportContext, q: RankedQuestion<Item>, 
   return rows.map(q.toItem).sort(byMetricThenName((i) => (i as Record<RankMetric, number>)[q.rankBy], q.nameOf)).slice(0, limit);
 }
 
-/** The fold's answer row over `period`, its first dimension set to the fold's name (undefined when no visit falls in it). */
-async function foldRow<Item>(ctx: ReportContext, q: RankedQuestion<Item>, period: ResolvedPeriod, filters: readonly Filter[]): Promise<AnswerRow | undefined> {
-  const fold = q.fold!;
-  const first = q.dimensions[0]! as FilterDimension;
-  const [row] = await runQuestion(ctx.deps, ctx.project.id, period, {
-    metrics: metricsFor(q.rankBy),
-    dimensions: [],
-    filters: [...filters, { op: 'is', dimension: first, values: [...fold.values] }],
-  });
-  if (!row || count(row.visitors) === 0) return undefined;
-  return { ...row, [first]: fold.as };
-}
-
 /**
  * Each shown item's numbers over the compared period: one question keeping only the shown
- * first-dimension values (so a row is never missing for lying beyond a limit), plus the fold
- * question when the fold row is shown. Absent rows get zeros.
+ * first-dimension values (so a row is never missing for lying beyond a limit), the fold grouped
+ * as one row by the same query. Absent rows get zeros.
  */
 async function comparisonOf<Item>(ctx: ReportContext, q: RankedQuestion<Item>, against: ResolvedPeriod, filters: readonly Filter[], items: readonly Item[]) {
-  const isFold = (item: Item) => q.fold !== undefined && q.firstOf(item) === q.fold.as;
-  const firsts = [...new Set(items.filter((i) => !isFold(i)).map(q.firstOf))];
-  const [rows, folded] = await Promise.all([
-    firsts.length ? runQuestion(ctx.deps, ctx.project.id, against, { metrics: ['pageviews', 'visitors'], dimensions: q.dimensions, filters, onlyFirst: firsts }) : [],
-    items.some(isFold) ? foldRow(ctx, q, against, filters) : undefined,
-  ]);
+  const shown = [...new Set(items.map(q.firstOf))];
+  const rows = shown.length
+    ? await runQuestion(ctx.deps, ctx.project.id, against, { metrics: ['pageviews', 'visitors'], dimensions: q.dimensions, filters, onlyFirst: shown, ...(q.fold ? { fold: q.fold } : {}) })
+    : [];
   const found = new Map<string, ComparisonNumbers>();
-  for (const r of folded ? [...rows, folded] : rows) found.set(q.keyOfRow(r), { pageviews: count(r.pageviews), visitors: count(r.visitors) });
+  for (const r of rows) found.set(q.keyOfRow(r), { pageviews: count(r.pageviews), visitors: count(r.visitors) });
   return (item: Item): ComparisonNumbers => found.get(q.keyOfItem(item)) ?? { pageviews: 0, visitors: 0 };
 }
 
