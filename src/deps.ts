@@ -33,6 +33,8 @@ export interface Deps {
    * environment variable: only the test harness lowers it, so suites that create many accounts stay fast.
    */
   passwordIterations?: number;
+  /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */
+  answers?: import('./reports/answer-cache.js').AnswerCache;
   /** Outgoing email (reports, alerts): SMTP on Node, an email API on Workers; absent when not configured (routes answer 409). */
   mailer?: import('./notify/mailer.js').Mailer;
 }

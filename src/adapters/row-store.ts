@@ -36,12 +36,21 @@ export class EncodedRows {
    * id: less to encode and to parse).
    */
   readonly constants?: Readonly<Record<string, string>>;
+  /** The projects the rows belong to, when the encoder kept them (moves their data versions; unknown moves every project's). */
+  readonly projectIds?: readonly string[];
 
-  constructor(rows: { body: string | Uint8Array; columns: readonly string[]; format?: 'JSONEachRow' | 'RowBinary'; constants?: Readonly<Record<string, string>> }) {
+  constructor(rows: {
+    body: string | Uint8Array;
+    columns: readonly string[];
+    format?: 'JSONEachRow' | 'RowBinary';
+    constants?: Readonly<Record<string, string>>;
+    projectIds?: readonly string[];
+  }) {
     this.body = rows.body;
     this.columns = rows.columns;
     this.format = rows.format ?? 'JSONEachRow';
     this.constants = rows.constants;
+    this.projectIds = rows.projectIds;
   }
 
   /** The body with the constants written back into every row, for paths that cannot add them. */

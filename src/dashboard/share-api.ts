@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { breakdownEndpoint } from '../analysis/routes/breakdown.js';
+import { analysisEndpoints } from '../analysis/routes/index.js';
 import type { AnalysisEndpoint } from '../analysis/routes/endpoint.js';
 import { realtimeEndpoint } from '../analysis/routes/realtime.js';
 import type { AppEnv } from '../deps.js';
@@ -52,7 +53,7 @@ function mountReport(app: Hono<AppEnv>, def: ReportDefinition, publicView: v.Gen
  * cards' tabs and details) and realtime (the current visitor count and "now" pages). Both answer
  * counts per value only; `POST query` stays private (not needed by the page).
  */
-export const SHARED_ANALYSIS: readonly AnalysisEndpoint[] = [breakdownEndpoint, realtimeEndpoint];
+export const SHARED_ANALYSIS: readonly AnalysisEndpoint[] = analysisEndpoints.filter((e) => e.name === breakdownEndpoint.name || e.name === realtimeEndpoint.name);
 
 function mountAnalysis(app: Hono<AppEnv>, e: AnalysisEndpoint) {
   app.get(

@@ -2,7 +2,11 @@ import { Redis as UpstashRedis } from '@upstash/redis';
 import { connectNodeClickHouse } from '../adapters/node-clickhouse.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { migrate } from '../adapters/migrate.js';
+import { redisDataVersions } from '../adapters/data-version.js';
 import { connectRespRedis } from '../adapters/redis-resp.js';
+import { versionedRowStore } from '../adapters/versioned-row-store.js';
+import { logError } from '../log.js';
+import { AnswerCache } from '../reports/answer-cache.js';
 import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import type { EventSink } from '../ingest/sink.js';
@@ -32,7 +36,7 @@ export async function buildNodeRuntime(
     redis = resp.redis;
     closeRedis = resp.close;
   }
-  const { client: clickhouse, rowStore } = await connectNodeClickHouse({
+  const { client: clickhouse, rowStore: store } = await connectNodeClickHouse({
     url: config.CLICKHOUSE_URL,
     username: config.CLICKHOUSE_USER,
     password: config.CLICKHOUSE_PASSWORD,
@@ -40,11 +44,14 @@ export async function buildNodeRuntime(
     dataDir: config.DATA_DIR,
   });
   await migrate(clickhouse, { retentionDays: config.RETENTION_DAYS });
+  // Every write moves its projects' data versions, which the answer cache checks before reusing an answer.
+  const versions = redisDataVersions(redis, logError);
   const base = {
     config,
     redis,
     clickhouse,
-    rowStore,
+    rowStore: versionedRowStore(store, versions),
+    answers: new AnswerCache(versions),
     clock: opts.clock ?? systemClock,
     geo: opts.geo,
     dns: opts.dns,

@@ -6,7 +6,9 @@ import { createApp } from '../app.js';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { clickhouseSettings } from '../adapters/clickhouse.js';
 import { systemClock } from '../adapters/clock.js';
+import { redisDataVersions } from '../adapters/data-version.js';
 import { rowsAsObjects, serverRowStore } from '../adapters/row-store.js';
+import { versionedRowStore } from '../adapters/versioned-row-store.js';
 import { parseConfig, type Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { consumeEvents, keepDeadLetters, queueSink, type EventsMessage } from '../ingest/queue-sink.js';
@@ -15,6 +17,7 @@ import { r2Quarantine } from '../ingest/r2-quarantine.js';
 import { runScheduledJobs } from '../jobs/scheduled.js';
 import { logError } from '../log.js';
 import { httpMailer } from '../notify/http-mailer.js';
+import { AnswerCache } from '../reports/answer-cache.js';
 
 /** Bindings and secrets of the Worker (names from wrangler.toml; secrets set with wrangler). */
 export interface WorkerEnv extends Omit<Env, 'EVENTS_QUEUE'> {
@@ -56,7 +59,10 @@ function isolateFor(env: WorkerEnv): Isolate {
   }) as unknown as ClickHouseClient;
   // Email through a JSON email API (EMAIL_API_URL, EMAIL_API_KEY); without it the email routes answer 409.
   const mailer = config.EMAIL_API_URL ? httpMailer({ url: config.EMAIL_API_URL, apiKey: config.EMAIL_API_KEY, from: config.SMTP_FROM }) : undefined;
-  const deps: Deps = { config, redis, clickhouse, rowStore: serverRowStore(clickhouse, rowsAsObjects), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
+  // Each isolate keeps its own answers; the data versions in Redis tell it when they are stale.
+  const versions = redisDataVersions(redis, logError);
+  const rowStore = versionedRowStore(serverRowStore(clickhouse, rowsAsObjects), versions);
+  const deps: Deps = { config, redis, clickhouse, rowStore, answers: new AnswerCache(versions), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
   isolate = { fingerprint, deps, app: createApp(deps) };
   return isolate;
 }

@@ -63,6 +63,8 @@ interface Batch {
   token: string;
   /** Taken from the journal of an earlier process. */
   recovered?: boolean;
+  /** The projects of its rows (unknown for a batch from the journal). */
+  projectIds?: readonly string[];
 }
 
 /** Writers waiting for their rows to reach the journal. */
@@ -84,6 +86,8 @@ class TableQueue {
    * and sealing a batch (nothing left to join or encode) never stalls the event loop.
    */
   open = new RowBuffer();
+  /** The projects of the open rows (a superset after a truncate: a data version moved for nothing costs one recomputed answer). */
+  openProjects = new Set<string>();
   /** How much of `open` is in the journal. */
   private journaledBytes = 0;
   private journaledRows = 0;
@@ -139,8 +143,9 @@ class TableQueue {
     if (this.open.rows === 0) return;
     const token = randomUUID();
     this.onSeal(token);
-    this.sealed.push({ body: this.open.bytes(), rows: this.open.rows, token });
+    this.sealed.push({ body: this.open.bytes(), rows: this.open.rows, token, projectIds: [...this.openProjects] });
     this.open = new RowBuffer();
+    this.openProjects = new Set();
     this.journaledBytes = 0;
     this.journaledRows = 0;
   }
@@ -342,7 +347,10 @@ export function createBatcher(
       if (buffered + rows.length > maxBuffered) throw full();
       const q = queues[table];
       const [bytesBefore, rowsBefore] = [q.open.byteLength, q.open.rows];
-      for (const row of rows) q.open.append(row);
+      for (const row of rows) {
+        q.open.append(row);
+        if (typeof row.project_id === 'string') q.openProjects.add(row.project_id);
+      }
       const added = q.open.byteLength - bytesBefore;
       if (bufferedBytes + added > maxBufferedBytes) {
         // These rows are not journaled yet (that happens later in this turn): taking them back is local.

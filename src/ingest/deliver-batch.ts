@@ -9,6 +9,8 @@ export interface DeliverableBatch {
   body: Uint8Array;
   rows: number;
   token: string;
+  /** The projects of its rows, when known (see EncodedRows.projectIds). */
+  projectIds?: readonly string[];
 }
 
 export interface DeliveryContext {
@@ -87,7 +89,7 @@ export async function deliverBatch(ctx: DeliveryContext, table: IngestTable, bat
     tokenFor: (from, to, skip) => partToken(batch.token, batch.rows, from, to, skip),
     insert: async (from, to, skip, token) => {
       attemptStarted = ctx.now();
-      await ctx.abortable(insertLines(ctx.store, table, from === 0 && to === batch.rows && skip.length === 0 ? batch.body : rowsOf(from, to, skip), { token }));
+      await ctx.abortable(insertLines(ctx.store, table, from === 0 && to === batch.rows && skip.length === 0 ? batch.body : rowsOf(from, to, skip), { token, projectIds: batch.projectIds }));
       ctx.onInserted();
     },
     async onFailure(err, kind, attempt) {

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { Deps } from '../deps.js';
 import type { Project, Role } from '../projects/store.js';
+import { throughAnswerCache } from './answer-cache.js';
 
 /** What a report's `run` receives besides its parsed parameters. */
 export interface ReportContext {
@@ -35,8 +36,19 @@ export interface ReportDefinition<P extends v.GenericSchema = v.GenericSchema, R
   /** Roles allowed; defaults to every role. */
   roles?: readonly Role[];
   run(ctx: ReportContext, input: v.InferOutput<P>): Promise<v.InferOutput<R>>;
+  /**
+   * `false` when the answer depends on more than the events and the project record (goal or
+   * funnel definitions): never reused from the answer cache. Every other report's answers are.
+   */
+  answerCache?: false;
   /** CSV form: section title, columns, and the rows of a result. */
   csv?: { title: string; columns: CsvColumn<Row>[]; rows: (result: v.InferOutput<R>) => Row[] };
+}
+
+/** The definition whose `run` goes through the answer cache (see answer-cache.ts), unless it opts out. */
+export function withAnswerCache(def: ReportDefinition): ReportDefinition {
+  if (def.answerCache === false) return def;
+  return { ...def, run: (ctx, input) => throughAnswerCache(ctx.deps, { name: def.name, project: ctx.project, role: ctx.role, input }, (deps) => def.run({ ...ctx, deps }, input)) };
 }
 
 /** Identity helper that keeps a definition's types tied together. */

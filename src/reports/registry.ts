@@ -1,4 +1,4 @@
-import type { ReportDefinition } from './definition.js';
+import { withAnswerCache, type ReportDefinition } from './definition.js';
 import { statsReport } from './defs/stats.js';
 import { timeseriesReport } from './defs/timeseries.js';
 import { pagesReport } from './defs/pages.js';
@@ -17,7 +17,8 @@ import { funnelReport } from './defs/funnels.js';
 
 /**
  * Every report, in the order they appear in the API document, the MCP tool list and the
- * export. Adding a report = one import and one entry here.
+ * export, each answered through the answer cache unless it opts out. Adding a report = one
+ * import and one entry here.
  */
 export const reports: ReportDefinition[] = [
   statsReport,
@@ -36,7 +37,7 @@ export const reports: ReportDefinition[] = [
   visitorProfileReport,
   performanceReport,
   funnelReport,
-] as ReportDefinition[];
+].map((def) => withAnswerCache(def as ReportDefinition));
 
 /** The report called `name`, or undefined. */
 export function findReport(name: string): ReportDefinition | undefined {

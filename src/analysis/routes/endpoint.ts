@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { Deps } from '../../deps.js';
 import type { Project } from '../../projects/store.js';
+import { throughAnswerCache } from '../../reports/answer-cache.js';
 
 /** What an analysis handler runs with: the app's deps and the project the caller may read. */
 export interface AnalysisContext {
@@ -25,8 +26,16 @@ export interface AnalysisEndpoint<In = unknown, Out = unknown> {
   input: v.GenericSchema<unknown, In>;
   response: v.GenericSchema;
   run(ctx: AnalysisContext, input: In): Promise<Out>;
+  /** `false` when an answer may not be reused from the answer cache (realtime: its window moves with the clock). */
+  answerCache?: false;
   /** The answer as CSV text (`Accept: text/csv`); the input tells which columns were asked for. */
   csv(answer: Out, input: In): string;
+}
+
+/** The endpoint whose `run` goes through the answer cache (src/reports/answer-cache.ts), unless it opts out. */
+export function withAnswerCache(e: AnalysisEndpoint): AnalysisEndpoint {
+  if (e.answerCache === false) return e;
+  return { ...e, run: (ctx, input) => throughAnswerCache(ctx.deps, { name: e.name, project: ctx.project, input }, (deps) => e.run({ ...ctx, deps }, input)) };
 }
 
 /** Identity helper that keeps an endpoint's input and answer types tied together. */

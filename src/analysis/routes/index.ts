@@ -6,12 +6,12 @@ import { bearerSecurity, errorsFor } from '../../http/openapi-helpers.js';
 import { validate } from '../../http/validate.js';
 import { loadProject } from '../../projects/access.js';
 import { breakdownEndpoint } from './breakdown.js';
-import type { AnalysisEndpoint } from './endpoint.js';
+import { withAnswerCache, type AnalysisEndpoint } from './endpoint.js';
 import { queryEndpoint } from './query.js';
 import { realtimeEndpoint } from './realtime.js';
 
 /** The analysis endpoints, in the order of the API document and the MCP tool list. */
-export const analysisEndpoints: readonly AnalysisEndpoint[] = [breakdownEndpoint, queryEndpoint, realtimeEndpoint];
+export const analysisEndpoints: readonly AnalysisEndpoint[] = [breakdownEndpoint, queryEndpoint, realtimeEndpoint].map(withAnswerCache);
 
 function mount(app: Hono<AppEnv>, e: AnalysisEndpoint) {
   const target = e.method === 'GET' ? 'query' : 'json';

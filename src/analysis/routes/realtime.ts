@@ -84,6 +84,8 @@ function realtimeCsv(answer: RealtimeResult): string {
 export const realtimeEndpoint = defineEndpoint({
   name: 'realtime',
   method: 'GET',
+  // Its window ends at now and starts 30 minutes before: the rows in it change with the clock alone.
+  answerCache: false,
   path: '/:domain/realtime',
   summary: 'Realtime: visitors, pages and sources of the last minutes',
   description:

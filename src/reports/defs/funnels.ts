@@ -67,6 +67,8 @@ type StepResult = v.InferOutput<typeof Step>;
  */
 export const funnelReport = defineReport({
   name: 'funnel',
+  // Goal and funnel definitions live in Redis and change without a data version moving.
+  answerCache: false,
   path: '/:domain/funnels/:id',
   summary: 'Funnel conversion: visitors per step, conversion and drop-off',
   description:

@@ -245,6 +245,8 @@ export async function measureGoals(deps: Deps, projectId: string, period: Resolv
 /** GET /:domain/goals — every goal of the project with its metric over the period. */
 export const goalsReport = defineReport({
   name: 'goals',
+  // Goal and funnel definitions live in Redis and change without a data version moving.
+  answerCache: false,
   path: '/:domain/goals',
   summary: 'Goals with their current value over the period',
   description: `Periods: ${GOAL_PERIODS.join(', ')} (default 30d; custom with from and to as YYYY-MM-DD; all since the first event). Works with API keys and sessions alike (full data). With \`filters\`, every goal is measured over the events the filters keep, from raw events; the visitors of the period (conversion rates, all-traffic goals) are those with a kept pageview, custom or transaction event, and engagement averages the whole visits holding one.\n\n${GOAL_TYPE_TABLE}`,

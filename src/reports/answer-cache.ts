@@ -1,0 +1,181 @@
+import type { DataVersions } from '../adapters/data-version.js';
+import type { Deps } from '../deps.js';
+import type { Project } from '../projects/store.js';
+import { toClickHouseDateTime64 } from './periods.js';
+import { queryOne } from './query.js';
+
+/**
+ * Reused answers (README "Answer cache"). An answer is reused only when nothing it depends on
+ * can have changed: the same question (report, role, project record, parsed input), the same
+ * data version of the project (moved by every write that reached ClickHouse), and a clock that
+ * moved only where no row can be: every stored row of the project is older than the first
+ * answer's now, so the rows up to a later now are the same rows. Only the answer's own `to`
+ * (that first now) is restamped to the later now. Periods whose start moves with the clock
+ * (`24h`, realtime) and comparisons (the compared range ends at a moving instant among stored
+ * rows) are never reused; every other period's bounds and buckets move only on the 15-minute
+ * grid every zone's hours and days fall on, which is part of the key.
+ */
+export class AnswerCache {
+  private readonly entries = new Map<string, Stored>();
+  private readonly pending = new Map<string, Promise<Computed>>();
+  private readonly latest = new Map<string, Promise<number>>();
+  private bytes = 0;
+  /** Answers computed and answers reused, for the benchmark and tests. */
+  readonly counts = { computed: 0, reused: 0 };
+
+  constructor(
+    readonly versions: DataVersions,
+    private readonly limits: { maxEntries: number; maxBytes: number } = { maxEntries: 5000, maxBytes: 64 * 1024 * 1024 },
+  ) {}
+
+  /** Runs `compute` at one clock read, or answers what it answered before when that is still the answer. */
+  async answer<A>(deps: Deps, question: Question, compute: (deps: Deps) => Promise<A>): Promise<A> {
+    const now = deps.clock.now();
+    if (!reusable(question.input, now)) return compute(deps);
+    let version: string;
+    try {
+      version = await this.versions.current(question.project.id);
+    } catch {
+      return compute(deps);
+    }
+    const key = JSON.stringify([question.name, question.role ?? '', question.project, canonical(question.input), Math.floor(now / GRID_MS), version]);
+    // No await between this lookup and `pending.set` below when nothing is found: a question asked
+    // several times at once then runs once.
+    const running = this.entries.has(key) ? undefined : this.pending.get(key);
+    const found = this.entries.get(key) ?? (running ? await running.catch(() => undefined) : undefined);
+    if (found?.keep && found.at <= now) {
+      this.touch(key);
+      this.counts.reused++;
+      return restamp(found.answer, found.at, now) as A;
+    }
+    const pinned: Deps = { ...deps, clock: { now: () => now } };
+    const run = (async (): Promise<Computed> => {
+      // Unknown (the query failed) counts as a row in the future: computed, not kept.
+      const latestRow = this.latestRow(deps, question.project.id, version, now).catch(() => Number.POSITIVE_INFINITY);
+      const [latest, answer] = await Promise.all([latestRow, compute(pinned)]);
+      return { answer, at: now, keep: latest < now };
+    })();
+    this.pending.set(key, run);
+    try {
+      const computed = await run;
+      this.counts.computed++;
+      if (computed.keep) this.store(key, computed);
+      return computed.answer as A;
+    } finally {
+      if (this.pending.get(key) === run) this.pending.delete(key);
+    }
+  }
+
+  /**
+   * The latest row of the project at `version` (epoch ms), or −∞ when none is stamped on or after
+   * `now`'s UTC day: rows do not change under one version, so one query per version serves all.
+   */
+  private latestRow(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, now: number): Promise<number> {
+    const key = `${projectId}/${version}`;
+    let found = this.latest.get(key);
+    if (!found) {
+      found = queryOne(deps, LATEST_ROW_SQL, { projectId, now: toClickHouseDateTime64(now) }, { latest: 'number', n: 'number' }).then((r) =>
+        r.n > 0 ? r.latest : Number.NEGATIVE_INFINITY,
+      );
+      found.catch(() => this.latest.delete(key));
+      if (this.latest.size >= this.limits.maxEntries) this.latest.delete(this.latest.keys().next().value!);
+      this.latest.set(key, found);
+    }
+    return found;
+  }
+
+  private store(key: string, computed: Computed): void {
+    const size = JSON.stringify(computed.answer)?.length ?? 0;
+    if (size > this.limits.maxBytes / 16) return;
+    this.drop(key);
+    this.entries.set(key, { ...computed, size });
+    this.bytes += size;
+    while (this.entries.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) this.drop(this.entries.keys().next().value!);
+  }
+
+  /** Least recently used first: a reused entry moves to the end. */
+  private touch(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.bytes -= entry.size;
+    this.entries.delete(key);
+  }
+}
+
+/** Runs `run` through the deps' answer cache when they have one (the entry points give it; see AnswerCache). */
+export function throughAnswerCache<A>(deps: Deps, question: Question, run: (deps: Deps) => Promise<A>): Promise<A> {
+  return deps.answers ? deps.answers.answer(deps, question, run) : run(deps);
+}
+
+/** What identifies a question: who asks it of which project, and its parsed input. */
+export interface Question {
+  name: string;
+  project: Project;
+  role?: string;
+  input: unknown;
+}
+
+interface Computed {
+  answer: unknown;
+  /** The clock read it was computed at (its `to`). */
+  at: number;
+  /** Whether every row of the project was older than `at` (else it is never reused). */
+  keep: boolean;
+}
+type Stored = Computed & { size: number };
+
+/** Every zone's offset is a multiple of 15 minutes, so local hours and days start on this grid of UTC. */
+const GRID_MS = 900_000;
+
+/** Rows of the project stamped on or after now's UTC day, in both raw tables (their keys start with the project and the day). */
+const LATEST_ROW_SQL = `
+SELECT toUnixTimestamp64Milli(max(ts)) AS latest, count() AS n FROM (
+  SELECT ts FROM events WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({now:DateTime64(3, 'UTC')})
+  UNION ALL
+  SELECT ts FROM bot_hits WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({now:DateTime64(3, 'UTC')}))`;
+
+/**
+ * Whether an answer to `input` at `now` may be reused later: not for `24h` (its start moves with
+ * the clock), not with `compare`, and not at a whole second (where a bucket start could equal the
+ * answer's `to`, and restamping would move it too).
+ */
+function reusable(input: unknown, now: number): boolean {
+  if (now % 1000 === 0 || typeof input !== 'object' || input === null) return false;
+  const asked = input as { period?: unknown; compare?: unknown };
+  return asked.period !== '24h' && asked.compare === undefined;
+}
+
+/** JSON with object keys sorted, so the same input always gives the same key. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+  );
+}
+
+/**
+ * A copy of `answer` as computed at `now` instead of `at`: the only value that differs is the
+ * last instant counted, `at` as ISO text (rows are all older than `at`, so none prints as it).
+ */
+function restamp(answer: unknown, at: number, now: number): unknown {
+  const from = new Date(at).toISOString();
+  const to = new Date(now).toISOString();
+  const walk = (value: unknown): unknown => {
+    if (value === from) return to;
+    if (Array.isArray(value)) return value.map(walk);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+  };
+  return walk(answer);
+}

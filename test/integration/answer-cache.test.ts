@@ -1,0 +1,163 @@
+import * as v from 'valibot';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/adapters/clock.js';
+import { DATA_VERSION_KEY } from '../../src/adapters/data-version.js';
+import { analysisEndpoints } from '../../src/analysis/routes/index.js';
+import { createBatcher } from '../../src/ingest/batcher.js';
+import { getProject, type Project } from '../../src/projects/store.js';
+import { findReport } from '../../src/reports/registry.js';
+import { insertEvents, type GenEvent } from '../helpers/events-gen.js';
+import { callJson, chTime, newProject, seededRandom } from '../helpers/report-fixtures.js';
+import { useHarness } from '../helpers/setup.js';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+// Not on a whole second: answers at a whole second are never kept (see answer-cache.ts).
+const START = Date.parse('2026-11-20T10:15:00.000Z') + 417;
+const clock = fixedClock(START);
+const ctx = useHarness(['alice'], { clock });
+
+let site: { domain: string; id: string };
+let project: Project;
+
+const counts = () => ({ ...ctx.h.deps.answers!.counts });
+const ask = async (path: string) => {
+  const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${site.domain}${path}`, ctx.alice.readKey);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as Record<string, unknown>;
+};
+const uncachedDeps = () => ({ ...ctx.h.deps, answers: undefined });
+/** The report computed now without the cache, as the route would shape it. */
+async function fresh(name: string, query: Record<string, string>) {
+  const def = findReport(name)!;
+  const answer = await def.run({ deps: uncachedDeps(), project, role: 'owner' }, v.parse(def.query, query) as never);
+  return JSON.parse(JSON.stringify(answer));
+}
+async function freshBreakdown(query: Record<string, string>) {
+  const e = analysisEndpoints.find((x) => x.name === 'breakdown')!;
+  return JSON.parse(JSON.stringify(await e.run({ deps: uncachedDeps(), project }, v.parse(e.input, query))));
+}
+
+let visitor = 1;
+const pageview = (ts: number, path = '/', extra: Partial<GenEvent> = {}): GenEvent => {
+  visitor++;
+  return {
+    ts, kind: 'pageview', visitor, session: visitor, path, referrerSource: 'news.example', countryCode: 'DE', countryName: 'Germany', city: 'Berlin',
+    device: 'Desktop', browser: 'Firefox', os: 'Linux', eventName: '', amountCents: 0, currency: '', durationMs: 0, ...extra,
+  } as GenEvent;
+};
+const write = (events: GenEvent[]) => insertEvents(ctx.h.deps.rowStore, site.id, events);
+
+beforeAll(async () => {
+  site = await newProject(ctx.h, ctx.alice);
+  project = (await getProject(ctx.h.deps.redis, site.id))!;
+  await write(Array.from({ length: 40 }, (_, i) => pageview(START - (i % 20) * DAY - (i + 1) * MINUTE, `/p${i % 5}`)));
+});
+
+describe('answer cache', () => {
+  it('reuses an answer while nothing is written, with only its `to` moved to the new now', async () => {
+    const first = await ask('/stats?period=30d');
+    const before = counts();
+    clock.advance(1234);
+    const second = await ask('/stats?period=30d');
+    expect(counts().reused).toBe(before.reused + 1);
+    expect(second.to).toBe(new Date(clock.now()).toISOString());
+    expect(second).toEqual(await fresh('stats', { period: '30d' }));
+    expect({ ...second, to: first.to }).toEqual(first);
+  });
+
+  it('a write moves the data version: the next answer holds the new row', async () => {
+    const before = (await ask('/stats?period=30d')) as { pageviews: number };
+    const c = counts();
+    await write([pageview(clock.now() - 5000, '/new')]);
+    const after = (await ask('/stats?period=30d')) as { pageviews: number };
+    expect(counts().computed).toBe(c.computed + 1);
+    expect(after.pageviews).toBe(before.pageviews + 1);
+  });
+
+  it('a batch flushed by the batcher moves the version of its projects only', async () => {
+    const other = await newProject(ctx.h, ctx.alice);
+    const versionOf = async (id: string) => (await ctx.h.deps.redis.hget<string>(DATA_VERSION_KEY, id)) ?? null;
+    await ctx.h.deps.answers!.versions.current(other.id);
+    const [mine, theirs] = [await versionOf(site.id), await versionOf(other.id)];
+    const batcher = createBatcher(ctx.h.deps.rowStore, { flushIntervalMs: 60_000 });
+    await batcher.write('events', [{ project_id: site.id, ts: chTime(clock.now() - 2000), kind: 'pageview', visitor_id: 7, session_id: 7, path: '/batched' }]);
+    await batcher.close();
+    expect(await versionOf(site.id)).not.toBe(mine);
+    expect(await versionOf(other.id)).toBe(theirs);
+    const pages = (await ask('/pages?period=today')) as { data: { path: string }[] };
+    expect(pages.data.map((p) => p.path)).toContain('/batched');
+  });
+
+  it('is never reused across a row stamped after the answer (an import with future timestamps)', async () => {
+    await write([pageview(clock.now() + 10 * MINUTE, '/future')]);
+    const a = (await ask('/pages?period=today')) as { data: { path: string }[] };
+    expect(a.data.map((p) => p.path)).not.toContain('/future');
+    const c = counts();
+    clock.advance(3 * MINUTE);
+    await ask('/pages?period=today');
+    expect(counts().reused).toBe(c.reused);
+    clock.advance(8 * MINUTE);
+    const b = await ask('/pages?period=today');
+    expect((b as { data: { path: string }[] }).data.map((p) => p.path)).toContain('/future');
+    expect(b).toEqual(await fresh('pages', { period: 'today' }));
+  });
+
+  it('comparisons, 24h and goals are computed every time', async () => {
+    for (const path of ['/stats?period=7d&compare=previous_period', '/timeseries?period=24h', '/goals?period=7d']) {
+      await ask(path);
+      const c = counts();
+      clock.advance(321);
+      await ask(path);
+      expect(counts().reused, path).toBe(c.reused);
+    }
+  });
+
+  it('identical questions asked at once are computed once', async () => {
+    await write([pageview(clock.now() - 1000, '/burst')]);
+    const c = counts();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => ask('/countries?period=7d')));
+    expect(counts().computed).toBe(c.computed + 1);
+    expect(counts().reused).toBe(c.reused + 5);
+    for (const a of answers) expect(a).toEqual(answers[0]);
+  });
+
+  it('a version lost from Redis is never matched: the answer is computed again', async () => {
+    await ask('/devices?period=30d');
+    await ctx.h.deps.redis.hdel(DATA_VERSION_KEY, site.id);
+    const c = counts();
+    clock.advance(777);
+    await ask('/devices?period=30d');
+    expect(counts().computed).toBe(c.computed + 1);
+  });
+
+  it('answers the same as an uncached computation through random writes, reads and clock moves', async () => {
+    const r = seededRandom(20261126);
+    const questions: [string, Record<string, string>][] = [
+      ['stats', { period: '30d' }], ['stats', { period: 'today' }], ['timeseries', { period: '7d' }], ['timeseries', { period: 'today' }],
+      ['pages', { period: '90d' }], ['referrers', { period: '30d' }], ['countries', { period: 'all' }], ['browsers', { period: '12m' }],
+      ['events', { period: '7d' }], ['visitors', { period: '30d' }], ['performance', { period: '30d' }],
+      ['stats', { period: 'custom', from: '2026-11-01', to: '2026-12-31' }], ['pages', { period: '30d', filters: 'country==DE' }],
+    ];
+    const reusedBefore = counts().reused;
+    for (let step = 0; step < 60; step++) {
+      const roll = r.next();
+      if (roll < 0.2) {
+        // Mostly live rows, now and then one stamped a little ahead (an import).
+        const ahead = r.next() < 0.2 ? r.int(1, 40) * MINUTE : -r.int(1, 600) * 1000;
+        await write([pageview(clock.now() + ahead, `/r${r.int(0, 4)}`, { kind: r.next() < 0.2 ? 'custom' : 'pageview', eventName: 'Signup' } as Partial<GenEvent>)]);
+      } else if (roll < 0.4) {
+        clock.advance(r.int(1, 25 * MINUTE));
+      }
+      if (r.next() < 0.2) {
+        const query = { dimension: ['page', 'source', 'country', 'channel'][r.int(0, 3)]!, period: ['7d', '30d'][r.int(0, 1)]! };
+        expect(await ask(`/breakdown?${new URLSearchParams(query)}`)).toEqual(await freshBreakdown(query));
+      } else {
+        const [name, query] = questions[r.int(0, questions.length - 1)]!;
+        expect(await ask(`/${name}?${new URLSearchParams(query)}`), `${name} ${JSON.stringify(query)}`).toEqual(await fresh(name, query));
+      }
+    }
+    // The walk must have reused answers, or it tested nothing of the cache.
+    expect(counts().reused).toBeGreaterThan(reusedBefore + 5);
+  });
+});
