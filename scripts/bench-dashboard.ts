@@ -233,6 +233,10 @@ async function main() {
     });
     const appDeps = { ...deps, clickhouse };
     const app = createApp(appDeps, createServices(appDeps));
+    // The same app without the answer cache: what computing every answer costs (the cache's misses).
+    const computedDeps = { ...appDeps, answers: undefined };
+    const computedApp = createApp(computedDeps, createServices(computedDeps));
+    const answers = deps.answers!;
     const auth = { Authorization: `Bearer ${key}` };
 
     console.log(`# dashboard benchmark — ${new Date().toISOString()}, node ${process.version}, ${load()}`);
@@ -295,8 +299,9 @@ async function main() {
     }, 1000 / liveRate);
     stopLive = () => clearInterval(trickle);
 
-    const call = async (path: string) => {
-      const res = await app.request(`/api/v1/projects/${DOMAIN}${path}`, { headers: auth });
+    type Via = typeof app;
+    const call = async (path: string, via: Via = app) => {
+      const res = await via.request(`/api/v1/projects/${DOMAIN}${path}`, { headers: auth });
       const body = await res.text();
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 300)}`);
       return body;
@@ -312,48 +317,85 @@ async function main() {
       for (let i = 0; i < n; i++) out.push(await time(fn));
       return out;
     };
-    const dashboard = (period: string) => Promise.all(DASHBOARD(period).map(([, path]) => call(path)));
+    const dashboard = (period: string, via: Via = app) => Promise.all(DASHBOARD(period).map(([, path]) => call(path, via)));
+    /** One live event through the API, then the batcher flushed: the project's data version moves. */
+    const newBatch = async () => {
+      await app.request('/api/event', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', 'X-Forwarded-For': '203.0.113.9' },
+        body: JSON.stringify({ site: PROJECT_ID, kind: 'pageview', url: `https://${DOMAIN}/after-flush` }),
+      });
+      await deps.sink.flush();
+    };
+    const cacheUse = (before: { computed: number; reused: number }) => {
+      const computed = answers.counts.computed - before.computed;
+      const reused = answers.counts.reused - before.reused;
+      return `${reused} of ${computed + reused} answers reused`;
+    };
 
-    console.log(`\nlive trickle: ${liveRate} events/s through POST /api/event (batcher flush every ${config.INGEST_FLUSH_MS} ms); ${runs} runs per figure after one warm-up\n`);
+    console.log(`\nlive trickle: ${liveRate} events/s through POST /api/event (batcher flush every ${config.INGEST_FLUSH_MS} ms); ${runs} runs per figure after one warm-up`);
+    console.log('"computed": the app without the answer cache (every answer computed: what a miss costs); "served": the app as `npm start` runs it,');
+    console.log('with the answer cache (an answer is reused only while the project\'s data version stays, so the trickle\'s flushes force recomputation)\n');
     const rows: string[][] = [];
     const singles: Record<string, number> = {};
     for (const period of ['30d', '90d']) {
       for (const [name, path] of DASHBOARD(period)) {
-        const t = await series(runs, () => call(path));
-        const p50 = percentile(t, 50);
+        const computed = await series(runs, () => call(path, computedApp));
+        const before = { ...answers.counts };
+        const served = await series(runs, () => call(path));
+        const p50 = percentile(computed, 50);
         if (period === '30d') singles[name] = p50;
         const target = period === '30d' ? TARGETS.report30d[name] : undefined;
-        rows.push([name, period, ms(p50), ms(percentile(t, 95)), target === undefined ? '' : verdict(p50, target)]);
+        rows.push([
+          name, period, ms(p50), ms(percentile(computed, 95)), ms(percentile(served, 50)), ms(percentile(served, 95)), cacheUse(before),
+          target === undefined ? '' : `computed ${verdict(p50, target)}; served ${verdict(percentile(served, 50), target)}`,
+        ]);
       }
     }
-    printTable(['report', 'period', 'p50 ms', 'p95 ms', 'issue 16 target (p50)'], rows);
+    printTable(['report', 'period', 'computed p50', 'p95', 'served p50', 'p95', 'answer cache', 'issue 16 target (p50)'], rows);
     const sumSingles = Object.values(singles).reduce((a, b) => a + b, 0);
-    console.log(`(sum of the 12 report p50s at 30d, one after another: ${ms(sumSingles)} ms; ${load()})`);
+    console.log(`(sum of the 12 computed report p50s at 30d, one after another: ${ms(sumSingles)} ms; ${load()})`);
 
     console.log('\nwhole dashboard (12 requests in parallel):');
     const whole: string[][] = [];
     for (const [period, target] of [['30d', TARGETS.dashboard30d], ['90d', TARGETS.dashboard90d]] as const) {
-      const t = await series(runs, () => dashboard(period));
-      whole.push([period, ms(percentile(t, 50)), ms(percentile(t, 95)), verdict(percentile(t, 50), target)]);
+      const computed = await series(runs, () => dashboard(period, computedApp));
+      const before = { ...answers.counts };
+      const served = await series(runs, () => dashboard(period));
+      const use = cacheUse(before);
+      // The first dashboard after a flushed batch of the project: every answer computed again.
+      const fresh: number[] = [];
+      for (let i = 0; i < Math.max(5, Math.round(runs / 2)); i++) {
+        await newBatch();
+        fresh.push(await time(() => dashboard(period)));
+      }
+      whole.push([period, 'computed', ms(percentile(computed, 50)), ms(percentile(computed, 95)), '', verdict(percentile(computed, 50), target)]);
+      whole.push([period, 'served, with the trickle', ms(percentile(served, 50)), ms(percentile(served, 95)), use, verdict(percentile(served, 50), target)]);
+      whole.push([period, 'served, first after a flushed batch', ms(percentile(fresh, 50)), ms(percentile(fresh, 95)), '', verdict(percentile(fresh, 50), target)]);
     }
-    printTable(['period', 'p50 ms', 'p95 ms', 'target'], whole);
+    printTable(['period', 'path', 'p50 ms', 'p95 ms', 'answer cache', 'target'], whole);
     console.log(`(${load()})`);
 
     console.log('\nconcurrent dashboards, 30d (each dashboard\'s own time, all started together):');
     const conc: string[][] = [];
-    for (const n of [1, 5, 20]) {
-      const rounds = Math.max(3, Math.round(runs / n) * 2);
-      const each: number[] = [];
-      const wall: number[] = [];
-      await dashboard('30d');
-      for (let r = 0; r < rounds; r++) {
-        const t0 = performance.now();
-        each.push(...(await Promise.all(Array.from({ length: n }, () => time(() => dashboard('30d'))))));
-        wall.push(performance.now() - t0);
+    for (const [path, via, afterFlush] of [['computed', computedApp, false], ['served, with the trickle', app, false], ['served, each round after a flushed batch', app, true]] as const) {
+      for (const n of [1, 5, 20]) {
+        const rounds = Math.max(3, Math.round(runs / n) * 2);
+        const each: number[] = [];
+        const wall: number[] = [];
+        await dashboard('30d', via);
+        const before = { ...answers.counts };
+        for (let r = 0; r < rounds; r++) {
+          if (afterFlush) await newBatch();
+          const t0 = performance.now();
+          each.push(...(await Promise.all(Array.from({ length: n }, () => time(() => dashboard('30d', via))))));
+          wall.push(performance.now() - t0);
+        }
+        const use = via === app ? cacheUse(before) : '';
+        conc.push([String(n), path, String(rounds), ms(percentile(each, 50)), ms(percentile(each, 95)), ms(percentile(wall, 50)), use, n === 5 ? verdict(percentile(each, 50), TARGETS.concurrent5) : '']);
       }
-      conc.push([String(n), String(rounds), ms(percentile(each, 50)), ms(percentile(each, 95)), ms(percentile(wall, 50)), n === 5 ? verdict(percentile(each, 50), TARGETS.concurrent5) : '']);
     }
-    printTable(['dashboards', 'rounds', 'p50 ms each', 'p95 ms each', 'wall p50 ms', 'target'], conc);
+    printTable(['dashboards', 'path', 'rounds', 'p50 ms each', 'p95 ms each', 'wall p50 ms', 'answer cache', 'target'], conc);
     console.log(`(${load()})`);
 
     console.log('\nfiltered and breakdown questions, 30d:');
@@ -366,10 +408,12 @@ async function main() {
     ];
     const qrows: string[][] = [];
     for (const [label, path] of questions) {
-      const t = await series(runs, () => call(path));
-      qrows.push([label, ms(percentile(t, 50)), ms(percentile(t, 95))]);
+      const computed = await series(runs, () => call(path, computedApp));
+      const before = { ...answers.counts };
+      const served = await series(runs, () => call(path));
+      qrows.push([label, ms(percentile(computed, 50)), ms(percentile(computed, 95)), ms(percentile(served, 50)), ms(percentile(served, 95)), cacheUse(before)]);
     }
-    printTable(['question', 'p50 ms', 'p95 ms'], qrows);
+    printTable(['question', 'computed p50', 'p95', 'served p50', 'p95', 'answer cache'], qrows);
 
     console.log('\nengine fixed cost per query (deps.clickhouse, no HTTP):');
     const erows: string[][] = [];
@@ -400,7 +444,7 @@ async function main() {
       for (let i = 0; i < 5; i++) {
         trace.queries = [];
         trace.on = true;
-        const total = await time(() => call(path));
+        const total = await time(() => call(path, computedApp));
         trace.on = false;
         traced.push({ total, queries: trace.queries });
       }
