@@ -35,6 +35,12 @@ export interface Deps {
   passwordIterations?: number;
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */
   answers?: import('./reports/answer-cache.js').AnswerCache;
+  /**
+   * Set by the answer cache on the deps an answer is computed with: the project's latest stored
+   * row stamped on or after `since` (a UTC midnight; −∞ when there is none), known once per data
+   * version, so reports need not ask ClickHouse whether rows after now exist (src/reports/query.ts).
+   */
+  latestRow?: { projectId: string; since: number; at: Promise<number> };
   /** Outgoing email (reports, alerts): SMTP on Node, an email API on Workers; absent when not configured (routes answer 409). */
   mailer?: import('./notify/mailer.js').Mailer;
 }

@@ -31,13 +31,17 @@ export class AnswerCache {
   /** Runs `compute` at one clock read, or answers what it answered before when that is still the answer. */
   async answer<A>(deps: Deps, question: Question, compute: (deps: Deps) => Promise<A>): Promise<A> {
     const now = deps.clock.now();
-    if (!reusable(question.input, now)) return compute(deps);
+    const projectId = question.project.id;
     let version: string;
     try {
-      version = await this.versions.current(question.project.id);
+      version = await this.versions.current(projectId);
     } catch {
       return compute(deps);
     }
+    // Unknown (the query failed) counts as a row in the future: nothing kept, every check asked of ClickHouse.
+    const latest = this.latestRow(deps, projectId, version, now).catch(() => Number.POSITIVE_INFINITY);
+    const pinned: Deps = { ...deps, clock: { now: () => now }, latestRow: { projectId, since: Math.floor(now / DAY_MS) * DAY_MS, at: latest } };
+    if (!reusable(question.input, now)) return compute(pinned);
     const key = JSON.stringify([question.name, question.role ?? '', question.project, canonical(question.input), Math.floor(now / GRID_MS), version]);
     // No await between this lookup and `pending.set` below when nothing is found: a question asked
     // several times at once then runs once.
@@ -48,12 +52,9 @@ export class AnswerCache {
       this.counts.reused++;
       return restamp(found.answer, found.at, now) as A;
     }
-    const pinned: Deps = { ...deps, clock: { now: () => now } };
     const run = (async (): Promise<Computed> => {
-      // Unknown (the query failed) counts as a row in the future: computed, not kept.
-      const latestRow = this.latestRow(deps, question.project.id, version, now).catch(() => Number.POSITIVE_INFINITY);
-      const [latest, answer] = await Promise.all([latestRow, compute(pinned)]);
-      return { answer, at: now, keep: latest < now };
+      const answer = await compute(pinned);
+      return { answer, at: now, keep: (await latest) < now };
     })();
     this.pending.set(key, run);
     try {
@@ -68,10 +69,10 @@ export class AnswerCache {
 
   /**
    * The latest row of the project at `version` (epoch ms), or −∞ when none is stamped on or after
-   * `now`'s UTC day: rows do not change under one version, so one query per version serves all.
+   * `now`'s UTC day: rows do not change under one version, so one query per version and day serves all.
    */
   private latestRow(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, now: number): Promise<number> {
-    const key = `${projectId}/${version}`;
+    const key = `${projectId}/${version}/${Math.floor(now / DAY_MS)}`;
     let found = this.latest.get(key);
     if (!found) {
       found = queryOne(deps, LATEST_ROW_SQL, { projectId, now: toClickHouseDateTime64(now) }, { latest: 'number', n: 'number' }).then((r) =>
@@ -131,6 +132,7 @@ interface Computed {
 }
 type Stored = Computed & { size: number };
 
+const DAY_MS = 86_400_000;
 /** Every zone's offset is a multiple of 15 minutes, so local hours and days start on this grid of UTC. */
 const GRID_MS = 900_000;
 

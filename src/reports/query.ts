@@ -58,23 +58,27 @@ WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({to:DateTime64(3,
  * up to the next UTC midnight (today's daily row, no raw slice at the end), as fast as before
  * periods ended at now. Only when rows after now exist (an import with future timestamps, a test
  * clock) does the end fall back to 15-minute rows and a raw slice cut at now. The check reads
- * two granules of the raw table (its key starts with the day).
+ * two granules of the raw table (its key starts with the day); it is skipped when the answer
+ * cache already knows the latest row from the period's last day on (deps.latestRow) and it is
+ * older than the period's end.
  */
 export async function rollupParams(
-  deps: Pick<Deps, 'clickhouse'>,
+  deps: Pick<Deps, 'clickhouse' | 'latestRow'>,
   table: 'events' | 'bot_hits',
   projectId: string,
   period: ResolvedPeriod,
   opts: { daily?: boolean } = {},
 ): Promise<QueryParams> {
   const dayEnd = Math.floor(period.to / DAY_MS) * DAY_MS + DAY_MS;
+  const known = deps.latestRow?.projectId === projectId && period.to >= deps.latestRow.since ? deps.latestRow : undefined;
+  if (known && (await known.at) < period.to) return periodParams(projectId, period, { ...opts, rollupEnd: dayEnd });
   const check = { projectId, to: toClickHouseDateTime64(period.to), dayEnd: toClickHouseDateTime64(dayEnd) };
   const { later } = await queryOne(deps, LATER_SQL(table), check, { later: 'number' });
   return periodParams(projectId, period, later > 0 ? opts : { ...opts, rollupEnd: dayEnd });
 }
 
 /** The parameters of a report computed from `source`: rollupParams for rollups, the exact periodParams for raw events. */
-export const sourceParams = (deps: Pick<Deps, 'clickhouse'>, projectId: string, period: ResolvedPeriod, source: 'rollup' | 'raw', opts: { daily?: boolean } = {}) =>
+export const sourceParams = (deps: Pick<Deps, 'clickhouse' | 'latestRow'>, projectId: string, period: ResolvedPeriod, source: 'rollup' | 'raw', opts: { daily?: boolean } = {}) =>
   source === 'rollup' ? rollupParams(deps, 'events', projectId, period, opts) : Promise.resolve(periodParams(projectId, period, opts));
 
 /**

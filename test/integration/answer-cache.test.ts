@@ -131,6 +131,23 @@ describe('answer cache', () => {
     expect(counts().computed).toBe(c.computed + 1);
   });
 
+  it('a range that ended before today counts no row stored after its end (+5:30: it ends inside a UTC day)', async () => {
+    const kolkata = await newProject(ctx.h, ctx.alice, 'Asia/Kolkata');
+    const kolkataProject = (await getProject(ctx.h.deps.redis, kolkata.id))!;
+    // 2026-11-18 ends at 18:30 UTC there; rows from then to today are stored.
+    const end = Date.parse('2026-11-18T18:30:00Z');
+    await insertEvents(ctx.h.deps.rowStore, kolkata.id, [end - 3_600_000, end + 60_000, end + 3 * 3_600_000, clock.now() - DAY].map((ts) => pageview(ts, '/k')));
+    const query = { period: 'custom', from: '2026-11-10', to: '2026-11-18' };
+    for (const name of ['devices', 'stats', 'pages', 'events']) {
+      const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${kolkata.domain}/${name}?${new URLSearchParams(query)}`, ctx.alice.readKey);
+      const def = findReport(name)!;
+      const expected = await def.run({ deps: uncachedDeps(), project: kolkataProject, role: 'owner' }, v.parse(def.query, query) as never);
+      expect(res.body, name).toEqual(JSON.parse(JSON.stringify(expected)));
+    }
+    const stats = (await callJson(ctx.h, 'GET', `/api/v1/projects/${kolkata.domain}/stats?${new URLSearchParams(query)}`, ctx.alice.readKey)).body as { pageviews: number };
+    expect(stats.pageviews).toBe(1);
+  });
+
   it('answers the same as an uncached computation through random writes, reads and clock moves', async () => {
     const r = seededRandom(20261126);
     const questions: [string, Record<string, string>][] = [
@@ -138,6 +155,8 @@ describe('answer cache', () => {
       ['pages', { period: '90d' }], ['referrers', { period: '30d' }], ['countries', { period: 'all' }], ['browsers', { period: '12m' }],
       ['events', { period: '7d' }], ['visitors', { period: '30d' }], ['performance', { period: '30d' }],
       ['stats', { period: 'custom', from: '2026-11-01', to: '2026-12-31' }], ['pages', { period: '30d', filters: 'country==DE' }],
+      // Ranges that ended before today: rows after their end are stored, and must not be counted.
+      ['events', { period: 'custom', from: '2026-11-01', to: '2026-11-15' }], ['devices', { period: 'custom', from: '2026-10-25', to: '2026-11-18' }],
     ];
     const reusedBefore = counts().reused;
     for (let step = 0; step < 60; step++) {
