@@ -1,0 +1,107 @@
+import type { Redis } from '@upstash/redis';
+import { describe, expect, it } from 'vitest';
+import { DATA_VERSION_KEY, redisDataVersions } from '../../src/adapters/data-version.js';
+import { EncodedRows } from '../../src/adapters/row-store.js';
+import { projectsOf, versionedRowStore } from '../../src/adapters/versioned-row-store.js';
+
+/** The three hash commands DataVersions uses, over a Map; `refuse` makes writes or reads fail like a stopped Redis. */
+function fakeRedis() {
+  const hash = new Map<string, string>();
+  const refuse = { writes: false, reads: false };
+  const down = () => Promise.reject(new Error('connection refused'));
+  const redis = {
+    hmget: (key: string, ...fields: string[]) => {
+      expect(key).toBe(DATA_VERSION_KEY);
+      if (refuse.reads) return down();
+      const found = fields.filter((f) => hash.has(f));
+      return Promise.resolve(found.length === 0 ? null : Object.fromEntries(fields.map((f) => [f, hash.get(f) ?? null])));
+    },
+    hsetnx: (_key: string, field: string, value: string) => {
+      if (refuse.writes) return down();
+      if (hash.has(field)) return Promise.resolve(0);
+      hash.set(field, value);
+      return Promise.resolve(1);
+    },
+    hset: (_key: string, fields: Record<string, string>) => {
+      if (refuse.writes) return down();
+      for (const [f, v] of Object.entries(fields)) hash.set(f, v);
+      return Promise.resolve(Object.keys(fields).length);
+    },
+  };
+  return { redis: redis as unknown as Redis, hash, refuse };
+}
+
+describe('data versions', () => {
+  it('stays while nothing is written and moves for the written projects only', async () => {
+    const { redis } = fakeRedis();
+    const versions = redisDataVersions(redis);
+    const [a, b] = [await versions.current('prj_a'), await versions.current('prj_b')];
+    expect(await versions.current('prj_a')).toBe(a);
+    await versions.moved(['prj_a']);
+    expect(await versions.current('prj_a')).not.toBe(a);
+    expect(await versions.current('prj_b')).toBe(b);
+  });
+
+  it('a write of unknown projects moves every project', async () => {
+    const { redis } = fakeRedis();
+    const versions = redisDataVersions(redis);
+    const [a, b] = [await versions.current('prj_a'), await versions.current('prj_b')];
+    await versions.moved('all');
+    expect(await versions.current('prj_a')).not.toBe(a);
+    expect(await versions.current('prj_b')).not.toBe(b);
+  });
+
+  it('a move Redis refuses moves this process’s own epoch instead, and does not throw', async () => {
+    const lines: string[] = [];
+    const { redis, refuse } = fakeRedis();
+    const versions = redisDataVersions(redis, (line) => lines.push(line));
+    const before = await versions.current('prj_a');
+    refuse.writes = true;
+    await expect(versions.moved(['prj_a'])).resolves.toBeUndefined();
+    refuse.writes = false;
+    expect(await versions.current('prj_a')).not.toBe(before);
+    expect(lines.join('\n')).toMatch(/not moved in Redis/);
+  });
+
+  it('an unreadable version rejects (the caller then reuses nothing)', async () => {
+    const { redis, refuse } = fakeRedis();
+    refuse.reads = true;
+    await expect(redisDataVersions(redis).current('prj_a')).rejects.toThrow();
+  });
+
+  it('a version lost from Redis comes back as a new token, never an old one', async () => {
+    const { redis, hash } = fakeRedis();
+    const versions = redisDataVersions(redis);
+    const seen = new Set([await versions.current('prj_a')]);
+    for (let i = 0; i < 5; i++) {
+      hash.clear();
+      const next = await versions.current('prj_a');
+      expect(seen.has(next)).toBe(false);
+      seen.add(next);
+    }
+  });
+});
+
+describe('the projects an insert writes', () => {
+  it('reads them from row objects, a bulk constant or the encoder’s list; unknown means every project', () => {
+    expect(projectsOf([{ project_id: 'prj_a' }, { project_id: 'prj_b' }, { project_id: 'prj_a' }])).toEqual(['prj_a', 'prj_b']);
+    expect(projectsOf([{ project_id: 'prj_a' }, { ts: 1 }])).toBe('all');
+    const body = '{"ts":"2026-01-01 00:00:00.000"}\n';
+    expect(projectsOf(new EncodedRows({ body, columns: ['ts'], constants: { project_id: 'prj_c' } }))).toEqual(['prj_c']);
+    expect(projectsOf(new EncodedRows({ body, columns: ['ts'], projectIds: ['prj_d'] }))).toEqual(['prj_d']);
+    expect(projectsOf(new EncodedRows({ body, columns: ['ts'] }))).toBe('all');
+  });
+
+  it('moves them after the insert, and nothing when the insert fails', async () => {
+    const moved: (readonly string[] | 'all')[] = [];
+    let fail = false;
+    const store = versionedRowStore(
+      { insert: async () => { if (fail) throw new Error('refused'); }, ping: async () => true },
+      { current: async () => 'v', moved: async (ids) => void moved.push(ids) },
+    );
+    await store.insert('events', [{ project_id: 'prj_a' }]);
+    fail = true;
+    await expect(store.insert('events', [{ project_id: 'prj_b' }])).rejects.toThrow('refused');
+    expect(moved).toEqual([['prj_a']]);
+  });
+});
