@@ -12,7 +12,11 @@
  * 20/s) arrives through `POST /api/event`, so no answer may come from data older than the last
  * flushed batch. Then: every dashboard report's p50/p95 at 30d and 90d, a whole dashboard (its 12
  * requests in parallel), 1, 5 and 20 dashboards at once, filtered and breakdown questions, and
- * the engine's fixed cost per query, each figure beside the target of issue 16.
+ * the engine's fixed cost per query, each figure beside the target of issue 16. Each figure is
+ * taken twice: "computed" by the app without its answer cache (what every miss costs) and
+ * "served" by the app as `npm start` runs it; dashboards also right after a flushed batch of the
+ * project (its data version moved: every answer computed again, the rows-after-now checks
+ * answered by the cache's one query per version).
  *
  * Environment: BENCH_REDIS_URL (default redis://127.0.0.1:6379/10; only bench keys are written).
  */
