@@ -110,9 +110,16 @@ export class AnswerCache {
   }
 }
 
-/** Runs `run` through the deps' answer cache when they have one (the entry points give it; see AnswerCache). */
-export function throughAnswerCache<A>(deps: Deps, question: Question, run: (deps: Deps) => Promise<A>): Promise<A> {
-  return deps.answers ? deps.answers.answer(deps, question, run) : run(deps);
+/**
+ * `run` answering through the deps' answer cache when they have one (the entry points give it),
+ * its questions named `name`: the same function with the same signature, for a report's or an
+ * endpoint's definition.
+ */
+export function runThroughAnswerCache<C extends { deps: Deps; project: Project; role?: string }, I, A>(name: string, run: (ctx: C, input: I) => Promise<A>) {
+  return (ctx: C, input: I): Promise<A> => {
+    const compute = (deps: Deps) => run({ ...ctx, deps }, input);
+    return ctx.deps.answers ? ctx.deps.answers.answer(ctx.deps, { name, project: ctx.project, role: ctx.role, input }, compute) : compute(ctx.deps);
+  };
 }
 
 /** What identifies a question: who asks it of which project, and its parsed input. */

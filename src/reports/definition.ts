@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { Deps } from '../deps.js';
 import type { Project, Role } from '../projects/store.js';
-import { throughAnswerCache } from './answer-cache.js';
+import { runThroughAnswerCache } from './answer-cache.js';
 
 /** What a report's `run` receives besides its parsed parameters. */
 export interface ReportContext {
@@ -48,7 +48,7 @@ export interface ReportDefinition<P extends v.GenericSchema = v.GenericSchema, R
 /** The definition whose `run` goes through the answer cache (see answer-cache.ts), unless it opts out. */
 export function withAnswerCache(def: ReportDefinition): ReportDefinition {
   if (def.answerCache === false) return def;
-  return { ...def, run: (ctx, input) => throughAnswerCache(ctx.deps, { name: def.name, project: ctx.project, role: ctx.role, input }, (deps) => def.run({ ...ctx, deps }, input)) };
+  return { ...def, run: runThroughAnswerCache(def.name, def.run) };
 }
 
 /** Identity helper that keeps a definition's types tied together. */

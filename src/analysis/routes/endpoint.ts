@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { Deps } from '../../deps.js';
 import type { Project } from '../../projects/store.js';
-import { throughAnswerCache } from '../../reports/answer-cache.js';
+import { runThroughAnswerCache } from '../../reports/answer-cache.js';
 
 /** What an analysis handler runs with: the app's deps and the project the caller may read. */
 export interface AnalysisContext {
@@ -35,7 +35,7 @@ export interface AnalysisEndpoint<In = unknown, Out = unknown> {
 /** The endpoint whose `run` goes through the answer cache (src/reports/answer-cache.ts), unless it opts out. */
 export function withAnswerCache(e: AnalysisEndpoint): AnalysisEndpoint {
   if (e.answerCache === false) return e;
-  return { ...e, run: (ctx, input) => throughAnswerCache(ctx.deps, { name: e.name, project: ctx.project, input }, (deps) => e.run({ ...ctx, deps }, input)) };
+  return { ...e, run: runThroughAnswerCache(e.name, e.run) };
 }
 
 /** Identity helper that keeps an endpoint's input and answer types tied together. */
