@@ -19,20 +19,36 @@ export interface DataVersions {
 
 const freshToken = () => crypto.randomUUID();
 
+/** Past this many projects waiting for a move, every project's version is moved instead. */
+const MAX_PENDING = 10_000;
+
 /**
  * DataVersions kept in Redis, so every instance reading the same ClickHouse sees a write by any
  * of them. Tokens are random, never counters: a Redis that lost its data starts from new tokens
  * and never meets an answer cached under an old one. When Redis refuses a move, a local epoch
- * moves instead, which this process's cache (the one place answers are kept) then never reuses.
+ * moves at once (this process reuses nothing older) and the move waits: it is made with the next
+ * move or version read that Redis accepts, so other instances learn of the write as soon as
+ * Redis answers again.
  */
 export function redisDataVersions(redis: Redis, log: (line: string) => void = () => {}): DataVersions {
   let localEpoch = 0;
+  const waiting = { projects: new Set<string>(), all: false };
+  const moveNow = async (projectIds: readonly string[], all: boolean) => {
+    const token = freshToken();
+    const fields: Record<string, string> = Object.fromEntries([...waiting.projects, ...projectIds].map((id) => [id, token]));
+    if (all || waiting.all) fields[EVERY_PROJECT] = token;
+    if (Object.keys(fields).length === 0) return;
+    await redis.hset(DATA_VERSION_KEY, fields);
+    waiting.projects.clear();
+    waiting.all = false;
+  };
   const read = async (projectId: string) => {
     const fields = await redis.hmget<Record<string, string>>(DATA_VERSION_KEY, projectId, EVERY_PROJECT);
     return { own: fields?.[projectId] ?? null, all: fields?.[EVERY_PROJECT] ?? null };
   };
   return {
     async current(projectId) {
+      if (waiting.all || waiting.projects.size > 0) await moveNow([], false);
       let { own, all } = await read(projectId);
       if (own === null || all === null) {
         // First read after a loss (or ever): agree on one token with every other reader.
@@ -44,14 +60,16 @@ export function redisDataVersions(redis: Redis, log: (line: string) => void = ()
       return `${own}.${all}.${localEpoch}`;
     },
     async moved(projectIds) {
-      const token = freshToken();
-      const fields = projectIds === 'all' ? { [EVERY_PROJECT]: token } : Object.fromEntries(projectIds.map((id) => [id, token]));
-      if (Object.keys(fields).length === 0) return;
+      const ids = projectIds === 'all' ? [] : projectIds;
       try {
-        await redis.hset(DATA_VERSION_KEY, fields);
+        await moveNow(ids, projectIds === 'all');
       } catch (err) {
         localEpoch++;
-        log(`[sightline] data version not moved in Redis (${err instanceof Error ? err.message : String(err)}); this process reuses no earlier answer`);
+        if (projectIds === 'all' || waiting.projects.size + ids.length > MAX_PENDING) {
+          waiting.all = true;
+          waiting.projects.clear();
+        } else for (const id of ids) waiting.projects.add(id);
+        log(`[sightline] data version not moved in Redis (${err instanceof Error ? err.message : String(err)}); this process reuses no earlier answer, and the move is made once Redis answers`);
       }
     },
   };

@@ -63,6 +63,21 @@ describe('data versions', () => {
     expect(lines.join('\n')).toMatch(/not moved in Redis/);
   });
 
+  it('a refused move is made with the next move or read Redis accepts, so other instances learn of the write', async () => {
+    const { redis, refuse } = fakeRedis();
+    const writer = redisDataVersions(redis);
+    const other = redisDataVersions(redis);
+    const [a, b] = [await other.current('prj_a'), await other.current('prj_b')];
+    refuse.writes = true;
+    await writer.moved(['prj_a']);
+    await writer.moved('all');
+    refuse.writes = false;
+    expect(await other.current('prj_a')).toBe(a);
+    await writer.current('prj_z');
+    expect(await other.current('prj_a')).not.toBe(a);
+    expect(await other.current('prj_b')).not.toBe(b);
+  });
+
   it('an unreadable version rejects (the caller then reuses nothing)', async () => {
     const { redis, refuse } = fakeRedis();
     refuse.reads = true;
