@@ -1,12 +1,12 @@
 /**
- * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--runs 20] [--reload]`): what
+ * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--shape live|bulk] [--runs 20] [--reload]`): what
  * a user waits for, on data shaped like production and loaded the way production loads it.
  *
  * Starts the app in-process as `npm start` wires it (buildNodeRuntime + createApp, embedded
- * ClickHouse in `.bench-data/dashboard-<events>/`, the batching sink with its journal, Redis db 10),
+ * ClickHouse in `.bench-data/dashboard-<events>[-bulk]/`, the batching sink with its journal, Redis db 10),
  * and on first use imports `--events` events (default 1,000,000; 10,000,000 works) for one UTC
  * project through `POST …/import` in 100,000-line NDJSON requests: 90 days up to the load time,
- * ~0.3 visitors per event, 2,000 Zipf paths, 10 sources (~40 % direct), 30 countries, 10 % custom
+ * ~0.3 visitors per event (`--shape bulk`: ~14 events per visitor, as bench:rollups generates), 2,000 Zipf paths, 10 sources (~40 % direct), 30 countries, 10 % custom
  * events (5 % leave, 2 % vitals, the rest pageviews). Later runs reuse the directory (`--reload`
  * imports again into a fresh one). While timing, a trickle of live events (`--live-rate`, default
  * 20/s) arrives through `POST /api/event`, so no answer may come from data older than the last
@@ -116,17 +116,24 @@ const OSES = ['Windows', 'iOS', 'Android', 'macOS', 'Linux'];
 const EVENT_NAMES = ['signup', 'download', 'outbound', 'play', 'share', 'subscribe', 'search', 'contact', 'login', 'invite'];
 
 /**
+ * The visitor pool per event of each data shape: `live` gives ~0.3 distinct visitors per event
+ * (pool = sessions / 0.6), as production leaves it; `bulk` ~14 events per visitor, the shape of
+ * the generator behind `bench:rollups` (data generated inside ClickHouse).
+ */
+const POOL_PER_EVENT = { live: 1 / 2.5 / 0.6, bulk: 1 / 14 } as const;
+type Shape = keyof typeof POOL_PER_EVENT;
+
+/**
  * Yields the import's NDJSON lines in time order, one day at a time: sessions of 1–6 events
  * (mean 2.5) start through the day on a diurnal curve, each taking a visitor at random from a
- * pool sized so ~0.3 distinct visitors per event come out (pool = sessions / 0.6).
+ * pool sized by the shape (POOL_PER_EVENT).
  */
-function* eventLines(total: number, end: number, domain: string): Generator<string> {
+function* eventLines(total: number, end: number, domain: string, shape: Shape): Generator<string> {
   const random = seededRandom(16);
   const path = zipf(2000, random);
   const country = zipf(COUNTRIES.length, random);
   const source = zipf(REFERRERS.length, random);
-  const meanSession = 2.5;
-  const pool = Math.round(total / meanSession / 0.6);
+  const pool = Math.max(1, Math.round(total * POOL_PER_EVENT[shape]));
   const start = Math.floor((end - DAYS * DAY_MS) / 1000) * 1000;
   let emitted = 0;
   let session = 0;
@@ -185,7 +192,9 @@ async function main() {
   const events = intArg('events', 1_000_000);
   const runs = intArg('runs', 20);
   const liveRate = Number(argValue('live-rate') ?? 20);
-  const dataDir = resolve('.bench-data', `dashboard-${events}`);
+  const dataShape = (argValue('shape') ?? 'live') as Shape;
+  if (!(dataShape in POOL_PER_EVENT)) throw new Error(`--shape must be one of: ${Object.keys(POOL_PER_EVENT).join(', ')}`);
+  const dataDir = resolve('.bench-data', dataShape === 'live' ? `dashboard-${events}` : `dashboard-${events}-${dataShape}`);
   const metaFile = join(dataDir, 'bench-dashboard.json');
   if (process.argv.includes('--reload')) rmSync(dataDir, { recursive: true, force: true });
   const reuse = existsSync(metaFile);
@@ -266,7 +275,7 @@ async function main() {
         imported += answer.imported;
         if ((imported / LINES_PER_REQUEST) % 10 === 0) console.error(`  … ${imported.toLocaleString('en')} imported, ${Math.round(imported / (inServer / 1000)).toLocaleString('en')} events/s, ${load()}`);
       };
-      for (const line of eventLines(events, now, DOMAIN)) {
+      for (const line of eventLines(events, now, DOMAIN, dataShape)) {
         batch.push(line);
         if (batch.length === LINES_PER_REQUEST) await send();
       }
