@@ -3,6 +3,7 @@ import type { ResolvedPeriod } from '../reports/periods.js';
 import { RAW_WINDOW } from '../reports/sql/window.js';
 import { Binder } from './binder.js';
 import { COUNTED_KINDS, eventDimensionSql, isTimeDimension, isVisitDimension, visitAttributeColumns, visitChannelColumn, visitColumn } from './dimensions.js';
+import { channelSql } from './channels.js';
 import { filterCondition } from './filters.js';
 import type { Dimension, Filter, Metric, OrderDirection, TimeDimension, VisitDimension } from './question.js';
 
@@ -32,6 +33,8 @@ export interface Plan {
 }
 
 const PAGEVIEW = "kind = 'pageview'";
+/** A LIMIT that keeps every row (an optimization barrier, see planQuestion). */
+const UNLIMITED = 1e15;
 const CUSTOM = "kind IN ('custom', 'transaction')";
 
 /**
@@ -49,6 +52,23 @@ const METRIC_SQL: Readonly<Record<Metric, string>> = {
   avgDurationSeconds: 'sumIf(v_duration, v_leaves > 0) / nullIf(countIf(v_leaves > 0), 0) / 1000',
 };
 const VISIT_METRICS: readonly Metric[] = ['bounceRate', 'viewsPerVisit', 'avgDurationSeconds'];
+
+/**
+ * Each metric in two steps, for visits first grouped by the inputs of their channel: `partial`
+ * sums (or unique-count states) per group, `merged` the metric over groups — the same numbers
+ * as METRIC_SQL over the visits themselves.
+ */
+const TWO_STEP_METRIC_SQL: Readonly<Record<Metric, { partial: readonly string[]; merged: string }>> = {
+  pageviews: { partial: ['sum(k_pageviews) AS p_pageviews'], merged: 'sum(p_pageviews)' },
+  events: { partial: ['sum(k_events) AS p_events'], merged: 'sum(p_events)' },
+  visitors: { partial: ['uniqCombinedState(14)(visitor) AS p_visitors'], merged: 'uniqCombinedMerge(14)(p_visitors)' },
+  sessions: { partial: ['count() AS p_sessions'], merged: 'sum(p_sessions)' },
+  bounceRate: { partial: ['countIf(v_pageviews = 1 AND v_events = 0) AS p_bounces', 'countIf(v_pageviews > 0) AS p_viewed'], merged: 'sum(p_bounces) / nullIf(sum(p_viewed), 0)' },
+  viewsPerVisit: { partial: ['sum(v_pageviews) AS p_views', 'countIf(v_pageviews > 0) AS p_viewed'], merged: 'sum(p_views) / nullIf(sum(p_viewed), 0)' },
+  avgDurationSeconds: { partial: ['sumIf(v_duration, v_leaves > 0) AS p_duration', 'countIf(v_leaves > 0) AS p_timed'], merged: 'sum(p_duration) / nullIf(sum(p_timed), 0) / 1000' },
+};
+/** The visit attributes a channel is derived from (channels.ts). */
+const CHANNEL_INPUTS = ['source', 'utmSource', 'utmMedium', 'utmCampaign'] as const;
 const VISIT_TOTALS = [
   `countIf(${PAGEVIEW}) AS v_pageviews`,
   `countIf(${CUSTOM}) AS v_events`,
@@ -139,13 +159,12 @@ export function planQuestion(q: PlanInput): Plan {
   const needsVisitTotals = q.metrics.some((m) => VISIT_METRICS.includes(m));
   const readFrom = visitEvents(q.metrics.includes('avgDurationSeconds'));
   const attributes = visitAttributeColumns(visitDims);
-  const outer = (from: string) => {
-    const select = [...groupedVisitDims.map((g) => `${groupKey(g)} AS ${g.column}`), ...eventDims.map((e) => e.column), ...metrics];
-    const only = q.onlyFirst ? `HAVING d0 IN ${binder.bind(q.onlyFirst, 'Array(String)')}` : '';
+  const outer = (from: string, select = [...groupedVisitDims.map((g) => `${groupKey(g)} AS ${g.column}`), ...eventDims.map((e) => e.column), ...metrics], having: string[] = []) => {
+    const conditions = [...having, ...(q.onlyFirst ? [`d0 IN ${binder.bind(q.onlyFirst, 'Array(String)')}`] : [])];
     const groupBy = dimensionColumns.length ? `GROUP BY ${dimensionColumns.join(', ')}` : '';
     const orderBy = q.orderBy.length ? `ORDER BY ${q.orderBy.map(([name, dir]) => `${alias(q, name)} ${dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ')}` : '';
     const page = dimensionColumns.length ? `LIMIT ${binder.bind(q.limit, 'UInt32')} OFFSET ${binder.bind(q.offset, 'UInt32')}` : '';
-    return `SELECT ${select.join(', ')}\nFROM (${from})\n${groupBy}\n${only}\n${orderBy}\n${page}`;
+    return `SELECT ${select.join(', ')}\nFROM (${from})\n${groupBy}\n${conditions.length ? `HAVING ${and(conditions)}` : ''}\n${orderBy}\n${page}`;
   };
 
   if (eventDims.length === 0) {
@@ -159,8 +178,25 @@ export function planQuestion(q: PlanInput): Plan {
       `countIf(${CUSTOM} AND ${kept}) AS k_events`,
       `countIf(${COUNTED_KINDS} AND ${kept}) AS k_kept`,
     ];
-    const from = groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims], visitDims);
-    return { sql: outer(from), params: binder.params, dimensionColumns };
+    const byChannel = groupedVisitDims.some((g) => g.dim === 'channel') && !q.filters.some((f) => f.dimension === 'channel') && !q.fold;
+    if (!byChannel) {
+      const from = groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims], visitDims);
+      return { sql: outer(from), params: binder.params, dimensionColumns };
+    }
+    // Grouped by channel: the visits are grouped by the channel's inputs (and the other
+    // dimensions) first, and the channel rules run once per group instead of once per visit
+    // (breakdown by channel, 1M events, 30d: 198 → 59 ms). The LIMIT keeps the engine from moving
+    // the rules back below that grouping, where they would run per visit again.
+    const withoutChannel = new Set([...visitDims].filter((d) => d !== 'channel'));
+    const inputs = CHANNEL_INPUTS.map((d) => visitColumn(d));
+    const keys = [...groupedVisitDims.filter((g) => g.dim !== 'channel').map((g) => `${visitColumn(g.dim)} AS ${g.column}`), ...inputs];
+    const partial = [...new Set(q.metrics.flatMap((m) => TWO_STEP_METRIC_SQL[m].partial))];
+    const visits = groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...groupedVisitDims.filter((g) => g.dim !== 'channel').map((g) => `${visitColumn(g.dim)} != ''`)], withoutChannel);
+    const groups = `SELECT ${[...keys, ...partial].join(', ')} FROM (${visits}) GROUP BY ${keys.map((k) => k.split(' AS ').pop()).join(', ')} LIMIT ${binder.bind(UNLIMITED, 'UInt64')}`;
+    const channel = channelSql(...(inputs as [string, string, string, string]));
+    const select = [...groupedVisitDims.map((g) => (g.dim === 'channel' ? `${channel} AS ${g.column}` : g.column)), ...q.metrics.map((m) => `${TWO_STEP_METRIC_SQL[m].merged} AS ${m}`)];
+    const channelColumn = groupedVisitDims.find((g) => g.dim === 'channel')!.column;
+    return { sql: outer(groups, select, [`${channelColumn} != ''`]), params: binder.params, dimensionColumns };
   }
 
   const needsVisitColumns = groupedVisitDims.length > 0 || needsVisitTotals;
