@@ -185,15 +185,21 @@ export function planQuestion(q: PlanInput): Plan {
     }
     // Grouped by channel: the visits are grouped by the channel's inputs (and the other
     // dimensions) first, and the channel rules run once per group instead of once per visit
-    // (breakdown by channel, 1M events, 30d: 198 → 59 ms). The LIMIT keeps the engine from moving
+    // (breakdown by channel, 1M events, 30d: 194 → 64 ms). The LIMIT keeps the engine from moving
     // the rules back below that grouping, where they would run per visit again.
-    const withoutChannel = new Set([...visitDims].filter((d) => d !== 'channel'));
-    const inputs = CHANNEL_INPUTS.map((d) => visitColumn(d));
-    const keys = [...groupedVisitDims.filter((g) => g.dim !== 'channel').map((g) => `${visitColumn(g.dim)} AS ${g.column}`), ...inputs];
+    const otherDims = groupedVisitDims.filter((g) => g.dim !== 'channel');
+    const [source, utmSource, utmMedium, utmCampaign] = CHANNEL_INPUTS.map((d) => visitColumn(d)) as [string, string, string, string];
+    const keys = [...otherDims.map((g) => g.column), source, utmSource, utmMedium, utmCampaign];
     const partial = [...new Set(q.metrics.flatMap((m) => TWO_STEP_METRIC_SQL[m].partial))];
-    const visits = groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...groupedVisitDims.filter((g) => g.dim !== 'channel').map((g) => `${visitColumn(g.dim)} != ''`)], withoutChannel);
-    const groups = `SELECT ${[...keys, ...partial].join(', ')} FROM (${visits}) GROUP BY ${keys.map((k) => k.split(' AS ').pop()).join(', ')} LIMIT ${binder.bind(UNLIMITED, 'UInt64')}`;
-    const channel = channelSql(...(inputs as [string, string, string, string]));
+    const visits = groupedVisits(
+      perVisit,
+      readFrom,
+      ['k_kept > 0', ...visitFilters, ...otherDims.map((g) => `${visitColumn(g.dim)} != ''`)],
+      new Set([...visitDims].filter((d) => d !== 'channel')),
+    );
+    const groupSelect = [...otherDims.map((g) => `${visitColumn(g.dim)} AS ${g.column}`), source, utmSource, utmMedium, utmCampaign, ...partial];
+    const groups = `SELECT ${groupSelect.join(', ')} FROM (${visits}) GROUP BY ${keys.join(', ')} LIMIT ${binder.bind(UNLIMITED, 'UInt64')}`;
+    const channel = channelSql(source, utmSource, utmMedium, utmCampaign);
     const select = [...groupedVisitDims.map((g) => (g.dim === 'channel' ? `${channel} AS ${g.column}` : g.column)), ...q.metrics.map((m) => `${TWO_STEP_METRIC_SQL[m].merged} AS ${m}`)];
     const channelColumn = groupedVisitDims.find((g) => g.dim === 'channel')!.column;
     return { sql: outer(groups, select, [`${channelColumn} != ''`]), params: binder.params, dimensionColumns };
