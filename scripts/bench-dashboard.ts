@@ -34,7 +34,7 @@ import { createServices } from '../src/services.js';
 import { ProjectKeys, saveProject, type Project } from '../src/projects/store.js';
 import { hostCalibrationLine } from './bench-host.js';
 import { argValue } from './gen-events.js';
-import { seededRandom } from './seeded-random.js';
+import { seededRandom, zipf } from './seeded-random.js';
 
 const DOMAIN = 'bench-dashboard.example';
 /** A valid project id (prj_ + 20 base62 characters); one project per data directory. */
@@ -89,24 +89,6 @@ function verdict(value: number, target: number, higher = false): string {
   return `${ok ? 'PASS' : 'MISS'} (${ratio.toFixed(2)}× target ${higher ? '≥' : '≤'} ${target.toLocaleString('en')})`;
 }
 
-/** A Zipf(1) sampler over ranks 1..n (cumulative weights, binary search). */
-function zipf(n: number, random: () => number): () => number {
-  const cdf = new Float64Array(n);
-  let total = 0;
-  for (let i = 0; i < n; i++) cdf[i] = total += 1 / (i + 1);
-  return () => {
-    const x = random() * total;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo + 1;
-  };
-}
-
 const COUNTRIES = ['US', 'DE', 'GB', 'IN', 'FR', 'CA', 'BR', 'NL', 'ES', 'IT', 'JP', 'AU', 'PL', 'SE', 'CH', 'AT', 'BE', 'DK', 'FI', 'NO', 'IE', 'PT', 'CZ', 'MX', 'AR', 'ZA', 'KR', 'SG', 'NZ', 'IL'];
 /** 10 sources: direct (no referrer) and 9 referring sites. */
 const REFERRERS = [null, 'https://www.google.com/', 'https://news.ycombinator.com/', 'https://www.reddit.com/r/webdev/', 'https://twitter.com/', 'https://www.bing.com/', 'https://duckduckgo.com/', 'https://github.com/', 'https://www.linkedin.com/', 'https://dev.to/'];
@@ -130,9 +112,14 @@ type Shape = keyof typeof POOL_PER_EVENT;
  */
 function* eventLines(total: number, end: number, domain: string, shape: Shape): Generator<string> {
   const random = seededRandom(16);
-  const path = zipf(2000, random);
-  const country = zipf(COUNTRIES.length, random);
-  const source = zipf(REFERRERS.length, random);
+  // Zipf(1) ranks 1…n drawn from the seeded generator.
+  const rank = (n: number) => {
+    const pick = zipf(n);
+    return () => pick(random()) + 1;
+  };
+  const path = rank(2000);
+  const country = rank(COUNTRIES.length);
+  const source = rank(REFERRERS.length);
   const pool = Math.max(1, Math.round(total * POOL_PER_EVENT[shape]));
   const start = Math.floor((end - DAYS * DAY_MS) / 1000) * 1000;
   let emitted = 0;

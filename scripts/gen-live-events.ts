@@ -27,7 +27,7 @@ import { RowBinaryWriter, rowBinaryEncoder } from '../src/adapters/rowbinary.js'
 import { insertLines, RowBuffer, TABLE_COLUMNS } from '../src/ingest/insert.js';
 import { eventRow, type EventFields } from '../src/ingest/pipeline.js';
 import { argValue, countryList, MAIN_PROJECT_ID, OTHER_PROJECTS, scaleArg, type BenchMeta } from './gen-events.js';
-import { seededRandom } from './seeded-random.js';
+import { seededRandom, zipf } from './seeded-random.js';
 
 const MAIN_EVENTS = 10_000_000;
 const OTHER_EVENTS = 40_000_000;
@@ -42,24 +42,6 @@ export const MAIN_DOMAIN = 'bench-main.example';
 /** `.bench-data/live-scale-{scale}`: the live-shape data of one scale. */
 export const liveBenchDataDir = (scale: number) => resolve('.bench-data', `live-scale-${scale}`);
 const metaPath = (dir: string) => resolve(dir, 'bench-meta.json');
-
-/** A sampler of indexes 0…n-1 with weights 1/(i+1)^s (Zipf). */
-function zipf(n: number, s = 1): (u: number) => number {
-  const cum = new Float64Array(n);
-  let total = 0;
-  for (let i = 0; i < n; i++) cum[i] = total += 1 / Math.pow(i + 1, s);
-  return (u) => {
-    const x = u * total;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cum[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
 
 /** A sampler over explicit weights. */
 function weighted<T>(items: readonly (readonly [T, number])[]): (u: number) => T {
