@@ -71,10 +71,12 @@ export async function rollupParams(
 ): Promise<QueryParams> {
   const dayEnd = Math.floor(period.to / DAY_MS) * DAY_MS + DAY_MS;
   const known = deps.latestRow?.projectId === projectId && period.to >= deps.latestRow.since ? deps.latestRow : undefined;
-  if (known && (await known.at) < period.to) return periodParams(projectId, period, { ...opts, rollupEnd: dayEnd });
-  const check = { projectId, to: toClickHouseDateTime64(period.to), dayEnd: toClickHouseDateTime64(dayEnd) };
-  const { later } = await queryOne(deps, LATER_SQL(table), check, { later: 'number' });
-  return periodParams(projectId, period, later > 0 ? opts : { ...opts, rollupEnd: dayEnd });
+  const rowsAfterNow = async () => {
+    if (known && (await known.at) < period.to) return false;
+    const check = { projectId, to: toClickHouseDateTime64(period.to), dayEnd: toClickHouseDateTime64(dayEnd) };
+    return (await queryOne(deps, LATER_SQL(table), check, { later: 'number' })).later > 0;
+  };
+  return periodParams(projectId, period, (await rowsAfterNow()) ? opts : { ...opts, rollupEnd: dayEnd });
 }
 
 /** The parameters of a report computed from `source`: rollupParams for rollups, the exact periodParams for raw events. */
