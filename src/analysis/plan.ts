@@ -7,15 +7,23 @@ import { channelSql } from './channels.js';
 import { filterCondition } from './filters.js';
 import type { Dimension, Filter, Metric, OrderDirection, TimeDimension, VisitDimension } from './question.js';
 
+/**
+ * Sums over visits that no user asks for by name: a report that needs the period's bounce rate
+ * and views per visit beside rows per source adds them up over the rows (the visits-by-source part).
+ */
+export const VISIT_SUMS = ['viewedVisits', 'bounces', 'visitPageviews'] as const;
+/** A metric the planner computes: a question's, or one of VISIT_SUMS. */
+export type PlanMetric = Metric | (typeof VISIT_SUMS)[number];
+
 /** What the planner needs of a question: its range already resolved, its order already settled. */
 export interface PlanInput {
   projectId: string;
   period: ResolvedPeriod;
-  metrics: readonly Metric[];
+  metrics: readonly PlanMetric[];
   dimensions: readonly Dimension[];
   filters: readonly Filter[];
   /** Alias order: each a metric or a dimension of the question. */
-  orderBy: readonly (readonly [Metric | Dimension, OrderDirection])[];
+  orderBy: readonly (readonly [PlanMetric | Dimension, OrderDirection])[];
   limit: number;
   offset: number;
   /** Keep only rows whose first dimension is one of these (a comparison of ranked rows). */
@@ -41,7 +49,7 @@ const CUSTOM = "kind IN ('custom', 'transaction')";
  * Each metric over rows that are one visit each (or one visit within one group of event-level
  * dimensions): `k_*` count the visit's kept events, `v_*` describe the whole visit. Closed table.
  */
-const METRIC_SQL: Readonly<Record<Metric, string>> = {
+const METRIC_SQL: Readonly<Record<PlanMetric, string>> = {
   pageviews: 'sum(k_pageviews)',
   events: 'sum(k_events)',
   // As the rollups count them (exact up to at least 1,000 distinct values): uniqExact cost 19–26 % more per visit pass.
@@ -50,15 +58,18 @@ const METRIC_SQL: Readonly<Record<Metric, string>> = {
   bounceRate: 'countIf(v_pageviews = 1 AND v_events = 0) / nullIf(countIf(v_pageviews > 0), 0)',
   viewsPerVisit: 'sum(v_pageviews) / nullIf(countIf(v_pageviews > 0), 0)',
   avgDurationSeconds: 'sumIf(v_duration, v_leaves > 0) / nullIf(countIf(v_leaves > 0), 0) / 1000',
+  viewedVisits: 'countIf(v_pageviews > 0)',
+  bounces: 'countIf(v_pageviews = 1 AND v_events = 0)',
+  visitPageviews: 'sum(v_pageviews)',
 };
-const VISIT_METRICS: readonly Metric[] = ['bounceRate', 'viewsPerVisit', 'avgDurationSeconds'];
+const VISIT_METRICS: readonly PlanMetric[] = ['bounceRate', 'viewsPerVisit', 'avgDurationSeconds', ...VISIT_SUMS];
 
 /**
  * Each metric in two steps, for visits first grouped by the inputs of their channel: `partial`
  * sums (or unique-count states) per group, `merged` the metric over groups — the same numbers
  * as METRIC_SQL over the visits themselves.
  */
-const TWO_STEP_METRIC_SQL: Readonly<Record<Metric, { partial: readonly string[]; merged: string }>> = {
+const TWO_STEP_METRIC_SQL: Readonly<Record<PlanMetric, { partial: readonly string[]; merged: string }>> = {
   pageviews: { partial: ['sum(k_pageviews) AS p_pageviews'], merged: 'sum(p_pageviews)' },
   events: { partial: ['sum(k_events) AS p_events'], merged: 'sum(p_events)' },
   visitors: { partial: ['uniqCombinedState(14)(visitor) AS p_visitors'], merged: 'uniqCombinedMerge(14)(p_visitors)' },
@@ -66,6 +77,9 @@ const TWO_STEP_METRIC_SQL: Readonly<Record<Metric, { partial: readonly string[];
   bounceRate: { partial: ['countIf(v_pageviews = 1 AND v_events = 0) AS p_bounces', 'countIf(v_pageviews > 0) AS p_viewed'], merged: 'sum(p_bounces) / nullIf(sum(p_viewed), 0)' },
   viewsPerVisit: { partial: ['sum(v_pageviews) AS p_views', 'countIf(v_pageviews > 0) AS p_viewed'], merged: 'sum(p_views) / nullIf(sum(p_viewed), 0)' },
   avgDurationSeconds: { partial: ['sumIf(v_duration, v_leaves > 0) AS p_duration', 'countIf(v_leaves > 0) AS p_timed'], merged: 'sum(p_duration) / nullIf(sum(p_timed), 0) / 1000' },
+  viewedVisits: { partial: ['countIf(v_pageviews > 0) AS p_viewed'], merged: 'sum(p_viewed)' },
+  bounces: { partial: ['countIf(v_pageviews = 1 AND v_events = 0) AS p_bounces'], merged: 'sum(p_bounces)' },
+  visitPageviews: { partial: ['sum(v_pageviews) AS p_views'], merged: 'sum(p_views)' },
 };
 /** The visit attributes a channel is derived from (channels.ts). */
 const CHANNEL_INPUTS = ['source', 'utmSource', 'utmMedium', 'utmCampaign'] as const;
@@ -237,7 +251,7 @@ export function keptEventsCondition(filters: readonly Filter[], binder: Binder):
 }
 
 /** The result column an order entry names: a metric's own alias, or its dimension's `dN`. */
-function alias(q: PlanInput, name: Metric | Dimension): string {
+function alias(q: PlanInput, name: PlanMetric | Dimension): string {
   const i = q.dimensions.indexOf(name as Dimension);
   if (i >= 0) return `d${i}`;
   if ((q.metrics as readonly string[]).includes(name)) return name;

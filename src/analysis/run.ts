@@ -1,16 +1,16 @@
 import type { Deps } from '../deps.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
 import { isTimeDimension } from './dimensions.js';
-import { planQuestion, type PlanInput } from './plan.js';
-import type { Dimension, Filter, Metric, OrderDirection } from './question.js';
+import { planQuestion, type PlanInput, type PlanMetric } from './plan.js';
+import type { Dimension, Filter, OrderDirection } from './question.js';
 
 /** A question whose range is resolved: what routes, presets and tools hand the pipeline. */
 export interface Question {
-  metrics: readonly Metric[];
+  metrics: readonly PlanMetric[];
   dimensions: readonly Dimension[];
   filters: readonly Filter[];
   /** Defaults: time dimensions ascending, then the first metric descending, then the other dimensions ascending. */
-  orderBy?: readonly (readonly [Metric | Dimension, OrderDirection])[];
+  orderBy?: readonly (readonly [PlanMetric | Dimension, OrderDirection])[];
   limit?: number;
   offset?: number;
   /** Keep only rows whose first dimension is one of these. */
@@ -26,7 +26,7 @@ export type AnswerRow = Record<string, string | number | null>;
 export const DEFAULT_LIMIT = 10_000;
 
 /** The order a question gets when it names none: time first, then ranked by the first metric, ties by value. */
-export function defaultOrder(q: Pick<Question, 'metrics' | 'dimensions'>): [Metric | Dimension, OrderDirection][] {
+export function defaultOrder(q: Pick<Question, 'metrics' | 'dimensions'>): [PlanMetric | Dimension, OrderDirection][] {
   const time = q.dimensions.filter(isTimeDimension);
   const rest = q.dimensions.filter((d) => !isTimeDimension(d));
   return [...time.map((d): [Dimension, OrderDirection] => [d, 'asc']), [q.metrics[0]!, 'desc'], ...rest.map((d): [Dimension, OrderDirection] => [d, 'asc'])];

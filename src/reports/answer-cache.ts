@@ -22,6 +22,8 @@ export class AnswerCache {
   private bytes = 0;
   /** Answers computed and answers reused, for the benchmark and tests. */
   readonly counts = { computed: 0, reused: 0 };
+  /** The same for shared parts (sharedPart), counted apart so `counts` counts whole answers. */
+  readonly partCounts = { computed: 0, reused: 0 };
 
   constructor(
     readonly versions: DataVersions,
@@ -32,6 +34,7 @@ export class AnswerCache {
   async answer<A>(deps: Deps, question: Question, compute: (deps: Deps) => Promise<A>): Promise<A> {
     const now = deps.clock.now();
     const projectId = question.project.id;
+    const counts = question.name.startsWith(PART) ? this.partCounts : this.counts;
     let version: string;
     try {
       version = await this.versions.current(projectId);
@@ -49,7 +52,7 @@ export class AnswerCache {
     const found = this.entries.get(key) ?? (running ? await running.catch(() => undefined) : undefined);
     if (found?.keep && found.at <= now) {
       this.touch(key);
-      this.counts.reused++;
+      counts.reused++;
       return restamp(found.answer, found.at, now) as A;
     }
     const run = (async (): Promise<Computed> => {
@@ -59,7 +62,7 @@ export class AnswerCache {
     this.pending.set(key, run);
     try {
       const computed = await run;
-      this.counts.computed++;
+      counts.computed++;
       if (computed.keep) this.store(key, computed);
       return computed.answer as A;
     } finally {
@@ -122,6 +125,19 @@ export function runThroughAnswerCache<C extends { deps: Deps; project: Project; 
   };
 }
 
+/**
+ * A part of several answers that their reports compute alike (the device, browser and OS lists;
+ * the period's visits by source), through the deps' answer cache when they have one: the requests
+ * a dashboard sends together for one period then compute it once, under the same rules as whole
+ * answers (same data version, clock and grid cell). `input` names the range only (`period`,
+ * `from`, `to`) and must be the request's own range, never a compared one (which ends at an
+ * instant among stored rows). Without an answer cache the part is computed.
+ */
+export function sharedPart<A>(ctx: { deps: Deps; project: Project }, name: string, input: { period: string; from?: string | undefined; to?: string | undefined }, compute: (deps: Deps) => Promise<A>): Promise<A> {
+  const range = { period: input.period, from: input.from, to: input.to };
+  return ctx.deps.answers ? ctx.deps.answers.answer(ctx.deps, { name: `${PART}${name}`, project: ctx.project, input: range }, compute) : compute(ctx.deps);
+}
+
 /** What identifies a question: who asks it of which project, and its parsed input. */
 export interface Question {
   name: string;
@@ -139,6 +155,8 @@ interface Computed {
 }
 type Stored = Computed & { size: number };
 
+/** Prefix of a shared part's question name (its own namespace: no report or endpoint name has a colon). */
+const PART = 'part:';
 const DAY_MS = 86_400_000;
 /** Every zone's offset is a multiple of 15 minutes, so local hours and days start on this grid of UTC. */
 const GRID_MS = 900_000;

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { Dimension, Filter } from '../analysis/question.js';
 import { rangeBounds } from './project-range.js';
 import { runQuestion, type AnswerRow } from '../analysis/run.js';
-import { filtersOf, rankedQuery, resolveInput } from './analysis-input.js';
+import { filtersOf, rankedQuery, resolveInput, type AnalysisInput } from './analysis-input.js';
 import type { CsvColumn, ReportContext } from './definition.js';
 import type { ResolvedPeriod } from './periods.js';
 import { definePlannedReport } from './planned.js';
@@ -69,8 +69,12 @@ async function pipelineItems<Item>(ctx: ReportContext, q: RankedQuestion<Item>, 
     ...(q.fold ? { fold: q.fold } : {}),
     ...(q.rankHere ? {} : { limit }),
   });
-  return rows.map(q.toItem).sort(byMetricThenName((i) => (i as Record<RankMetric, number>)[q.rankBy], q.nameOf)).slice(0, limit);
+  return topItems(q, rows.map(q.toItem), limit);
 }
+
+/** The first `limit` of `items` ranked by the question's metric, ties by name. */
+const topItems = <Item>(q: RankedQuestion<Item>, items: Item[], limit: number): Item[] =>
+  items.sort(byMetricThenName((i) => (i as Record<RankMetric, number>)[q.rankBy], q.nameOf)).slice(0, limit);
 
 /**
  * Each shown item's numbers over the compared period: one question keeping only the shown
@@ -100,8 +104,10 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
   description?: string;
   /** Default `limit` (max is always 100). */
   defaultLimit?: number;
-  /** The unfiltered list's SQL; without it every request goes through the pipeline. */
+  /** The unfiltered list's SQL; without it (or `unfiltered`) every request goes through the pipeline. */
   rollup?: { sql: SourcedSql; spec: S; toItem: (row: RowOf<S>) => v.InferOutput<v.ObjectSchema<I, undefined>> };
+  /** Instead of `rollup`: every item of the unfiltered list from elsewhere (a part shared with other reports), ranked and cut here. */
+  unfiltered?: (ctx: ReportContext, input: AnalysisInput, period: ResolvedPeriod, source: Source) => Promise<v.InferOutput<v.ObjectSchema<I, undefined>>[]>;
   question: RankedQuestion<v.InferOutput<v.ObjectSchema<I, undefined>>>;
   item: I;
   /** CSV section; `columns` default to the item's fields, headed by their names. */
@@ -118,7 +124,8 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
     ),
     data: v.array(v.object({ ...opts.item, comparison: v.optional(Comparison) })),
   });
-  const items = async (ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], limit: number, source: Source): Promise<Item[]> => {
+  const items = async (ctx: ReportContext, input: AnalysisInput, period: ResolvedPeriod, filters: readonly Filter[], limit: number, source: Source): Promise<Item[]> => {
+    if (!filters.length && opts.unfiltered) return topItems(opts.question, await opts.unfiltered(ctx, input, period, source), limit);
     if (filters.length || !opts.rollup) return pipelineItems(ctx, opts.question, period, filters, limit);
     const { sql, spec, toItem } = opts.rollup;
     const rows = await queryRows(ctx.deps, sql[source], { ...(await sourceParams(ctx.deps, ctx.project.id, period, source)), limit }, spec);
@@ -134,7 +141,7 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
     async compute(ctx, input, source) {
       const { period, comparison: against } = await resolveInput(ctx, input);
       const filters = filtersOf(input);
-      const data = await items(ctx, period, filters, input.limit, source);
+      const data = await items(ctx, input, period, filters, input.limit, source);
       if (!against) return { ...periodFields(period), data } as v.InferOutput<typeof response>;
       const numbers = await comparisonOf(ctx, opts.question, against, filters, data);
       return {

@@ -48,6 +48,37 @@ const pageview = (ts: number, path = '/', extra: Partial<GenEvent> = {}): GenEve
 };
 const write = (events: GenEvent[]) => insertEvents(ctx.h.deps.rowStore, site.id, events);
 
+/**
+ * Random writes (mostly live rows, now and then one stamped a little ahead, as an import), clock
+ * moves and questions, each answer compared with an uncached computation; answers the answers and
+ * shared parts reused on the way.
+ */
+async function randomWalk(seed: number, steps: number, questions: [string, Record<string, string>][], rates = { write: 0.2, move: 0.2 }) {
+  const r = seededRandom(seed);
+  // The rows' browser and source come from a stream of their own, so `r` draws the same walk for a seed.
+  const looks = seededRandom(seed + 1);
+  const cache = ctx.h.deps.answers!;
+  const before = { answers: cache.counts.reused, parts: cache.partCounts.reused };
+  for (let step = 0; step < steps; step++) {
+    const roll = r.next();
+    if (roll < rates.write) {
+      const ahead = r.next() < 0.2 ? r.int(1, 40) * MINUTE : -r.int(1, 600) * 1000;
+      const extra = { kind: r.next() < 0.2 ? 'custom' : 'pageview', eventName: 'Signup', browser: ['Firefox', 'Chrome'][looks.int(0, 1)], referrerSource: ['news.example', '(direct)'][looks.int(0, 1)] };
+      await write([pageview(clock.now() + ahead, `/r${r.int(0, 4)}`, extra as Partial<GenEvent>)]);
+    } else if (roll < rates.write + rates.move) {
+      clock.advance(r.int(1, 25 * MINUTE));
+    }
+    if (r.next() < 0.2) {
+      const query = { dimension: ['page', 'source', 'country', 'channel'][r.int(0, 3)]!, period: ['7d', '30d'][r.int(0, 1)]! };
+      expect(await ask(`/breakdown?${new URLSearchParams(query)}`)).toEqual(await freshBreakdown(query));
+    } else {
+      const [name, query] = questions[r.int(0, questions.length - 1)]!;
+      expect(await ask(`/${name}?${new URLSearchParams(query)}`), `${name} ${JSON.stringify(query)}`).toEqual(await fresh(name, query));
+    }
+  }
+  return { answers: cache.counts.reused - before.answers, parts: cache.partCounts.reused - before.parts };
+}
+
 beforeAll(async () => {
   site = await newProject(ctx.h, ctx.alice);
   project = (await getProject(ctx.h.deps.redis, site.id))!;
@@ -122,6 +153,24 @@ describe('answer cache', () => {
     for (const a of answers) expect(a).toEqual(answers[0]);
   });
 
+  it("a dashboard's requests compute their shared parts once: the device/browser/OS lists and the visits by source", async () => {
+    await write([pageview(clock.now() - 2000, '/parts', { browser: 'Chrome', referrerSource: 'search.example' } as Partial<GenEvent>)]);
+    const parts = () => ({ ...ctx.h.deps.answers!.partCounts });
+    const before = parts();
+    const paths = ['/devices?period=30d', '/browsers?period=30d&limit=1', '/os?period=30d', '/stats?period=30d', '/referrers?period=30d&limit=2'];
+    const answers = await Promise.all(paths.map(ask));
+    // One tech-lists part and one visits-by-source part, each computed once and reused by its other askers.
+    expect(parts().computed).toBe(before.computed + 2);
+    expect(parts().reused).toBe(before.reused + 3);
+    const expected = await Promise.all(paths.map((path) => {
+      const [name, query] = path.slice(1).split('?') as [string, string];
+      return fresh(name, Object.fromEntries(new URLSearchParams(query)));
+    }));
+    expect(answers).toEqual(expected);
+    expect((answers[1] as { data: { name: string }[] }).data.map((b) => b.name)).toEqual(['Firefox']);
+    expect((answers[4] as { data: { referrer: string }[] }).data.map((r) => r.referrer)).toEqual(['news.example', 'search.example']);
+  });
+
   it('a version lost from Redis is never matched: the answer is computed again', async () => {
     await ask('/devices?period=30d');
     await ctx.h.deps.redis.hdel(DATA_VERSION_KEY, site.id);
@@ -149,34 +198,27 @@ describe('answer cache', () => {
   });
 
   it('answers the same as an uncached computation through random writes, reads and clock moves', async () => {
-    const r = seededRandom(20261126);
-    const questions: [string, Record<string, string>][] = [
+    const reused = await randomWalk(20261126, 60, [
       ['stats', { period: '30d' }], ['stats', { period: 'today' }], ['timeseries', { period: '7d' }], ['timeseries', { period: 'today' }],
       ['pages', { period: '90d' }], ['referrers', { period: '30d' }], ['countries', { period: 'all' }], ['browsers', { period: '12m' }],
       ['events', { period: '7d' }], ['visitors', { period: '30d' }], ['performance', { period: '30d' }],
       ['stats', { period: 'custom', from: '2026-11-01', to: '2026-12-31' }], ['pages', { period: '30d', filters: 'country==DE' }],
       // Ranges that ended before today: rows after their end are stored, and must not be counted.
       ['events', { period: 'custom', from: '2026-11-01', to: '2026-11-15' }], ['devices', { period: 'custom', from: '2026-10-25', to: '2026-11-18' }],
-    ];
-    const reusedBefore = counts().reused;
-    for (let step = 0; step < 60; step++) {
-      const roll = r.next();
-      if (roll < 0.2) {
-        // Mostly live rows, now and then one stamped a little ahead (an import).
-        const ahead = r.next() < 0.2 ? r.int(1, 40) * MINUTE : -r.int(1, 600) * 1000;
-        await write([pageview(clock.now() + ahead, `/r${r.int(0, 4)}`, { kind: r.next() < 0.2 ? 'custom' : 'pageview', eventName: 'Signup' } as Partial<GenEvent>)]);
-      } else if (roll < 0.4) {
-        clock.advance(r.int(1, 25 * MINUTE));
-      }
-      if (r.next() < 0.2) {
-        const query = { dimension: ['page', 'source', 'country', 'channel'][r.int(0, 3)]!, period: ['7d', '30d'][r.int(0, 1)]! };
-        expect(await ask(`/breakdown?${new URLSearchParams(query)}`)).toEqual(await freshBreakdown(query));
-      } else {
-        const [name, query] = questions[r.int(0, questions.length - 1)]!;
-        expect(await ask(`/${name}?${new URLSearchParams(query)}`), `${name} ${JSON.stringify(query)}`).toEqual(await fresh(name, query));
-      }
-    }
+    ]);
     // The walk must have reused answers, or it tested nothing of the cache.
-    expect(counts().reused).toBeGreaterThan(reusedBefore + 5);
+    expect(reused.answers).toBeGreaterThan(5);
+  });
+
+  it('shared parts answer the same as an uncached computation through random writes, reads and clock moves', async () => {
+    const reused = await randomWalk(20261127, 60, [
+      ['devices', { period: '30d' }], ['browsers', { period: '30d' }], ['os', { period: '30d', limit: '2' }], ['stats', { period: '30d' }],
+      ['referrers', { period: '30d' }], ['browsers', { period: 'custom', from: '2026-10-25', to: '2026-11-18' }],
+      ['devices', { period: 'custom', from: '2026-10-25', to: '2026-11-18' }], ['referrers', { period: '7d' }], ['stats', { period: '7d' }],
+      // Comparisons: the request's own range shares its part, the compared range never does.
+      ['stats', { period: '7d', compare: 'previous_period' }], ['referrers', { period: '30d', compare: 'year_over_year' }],
+      ['stats', { period: '30d', filters: 'source==news.example' }],
+    ], { write: 0.1, move: 0.1 });
+    expect(reused.parts).toBeGreaterThan(2);
   });
 });

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Filter } from '../../analysis/question.js';
-import { analysisQuery, filtersOf, resolveInput } from '../analysis-input.js';
+import { analysisQuery, filtersOf, resolveInput, type AnalysisInput } from '../analysis-input.js';
+import { sharedPart } from '../answer-cache.js';
 import type { ReportContext } from '../definition.js';
 import { definePlannedReport } from '../planned.js';
 import { keptEvents } from '../filter-input.js';
@@ -36,6 +37,17 @@ type Lists = Pick<Devices, 'devices' | 'browsers' | 'os'>;
 const LISTS = ['devices', 'browsers', 'os'] as const;
 
 const rank = byMetricThenName<Item>((i) => i.visitors, (i) => i.name);
+
+/**
+ * The three full lists of the request's own period, each ranked by visitors then name. Unfiltered,
+ * they are a part shared with the browsers and os reports (answer-cache.ts sharedPart): a
+ * dashboard asks for all three at once, and one query answers them.
+ */
+export function techLists(ctx: ReportContext, input: AnalysisInput, period: ResolvedPeriod, source: Source): Promise<Lists> {
+  const filters = filtersOf(input);
+  if (filters.length) return lists(ctx, period, filters, source);
+  return sharedPart(ctx, `tech-lists:${source}`, input, (deps) => lists({ ...ctx, deps }, period, [], source));
+}
 
 /** The three full lists of `period`, each ranked by visitors then name. */
 async function lists(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source): Promise<Lists> {
@@ -74,7 +86,7 @@ export const devicesReport = definePlannedReport({
   async compute(ctx, input, source): Promise<Devices> {
     const { period, comparison: against } = await resolveInput(ctx, input);
     const filters = filtersOf(input);
-    const [shown, compared] = await Promise.all([lists(ctx, period, filters, source), against ? lists(ctx, against, filters, source) : undefined]);
+    const [shown, compared] = await Promise.all([techLists(ctx, input, period, source), against ? lists(ctx, against, filters, source) : undefined]);
     if (!against || !compared) return { ...periodFields(period), ...shown };
     return { ...periodFields(period), comparison: rangeBounds(against), ...withComparison(shown, compared) };
   },

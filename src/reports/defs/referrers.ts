@@ -1,5 +1,9 @@
 import { defineRankedReport } from '../ranked.js';
+import type { AnswerRow } from '../../analysis/run.js';
 import { num, str } from '../shape.js';
+import { DIRECT_FOLD, visitsBySource } from '../visits-by-source.js';
+
+const toItem = (r: AnswerRow) => ({ referrer: String(r.source), pageviews: Number(r.pageviews ?? 0), visitors: Number(r.visitors ?? 0) });
 
 /**
  * GET /:domain/referrers — top sources by pageviews, per visit: every pageview of a visit and
@@ -18,14 +22,15 @@ export const referrersReport = defineRankedReport({
   question: {
     dimensions: ['source'],
     rankBy: 'pageviews',
-    toItem: (r) => ({ referrer: String(r.source), pageviews: Number(r.pageviews ?? 0), visitors: Number(r.visitors ?? 0) }),
+    toItem,
     keyOfRow: (r) => String(r.source),
     keyOfItem: (i) => i.referrer,
     firstOf: (i) => i.referrer,
     nameOf: (i) => i.referrer,
-    // Ingest writes '(direct)' for no or same-site referrer; an empty source is folded into it too.
-    fold: { as: '(direct)', values: ['', '(direct)'] },
+    fold: DIRECT_FOLD,
   },
+  // Unfiltered: from the period's visits by source, a pass shared with stats.
+  unfiltered: async (ctx, input, period) => (await visitsBySource(ctx, period, input)).map(toItem),
   item: { referrer: str('Referring host, or (direct)'), pageviews: num('Pageviews'), visitors: num('Unique visitors') },
   csv: { title: 'referrers' },
 });

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { Filter } from '../../analysis/question.js';
 import { rangeBounds } from '../project-range.js';
 import { runQuestion } from '../../analysis/run.js';
-import { analysisQuery, filtersOf, resolveInput } from '../analysis-input.js';
+import { analysisQuery, filtersOf, resolveInput, type AnalysisInput } from '../analysis-input.js';
 import type { ReportContext } from '../definition.js';
 import { definePlannedReport } from '../planned.js';
 import type { ResolvedPeriod } from '../periods.js';
@@ -10,6 +10,7 @@ import type { Source } from '../planner.js';
 import { queryOne, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { avgVisitSeconds, STATS_SQL } from '../sql/stats.js';
+import { visitRates, visitsBySource } from '../visits-by-source.js';
 
 const nullableNum = (description: string) => v.pipe(v.nullable(v.number()), v.description(description));
 
@@ -40,10 +41,11 @@ type StatNumbers = Omit<Stats, keyof typeof PeriodEntries | 'comparison'>;
 const ALL_METRICS = ['pageviews', 'visitors', 'sessions', 'avgDurationSeconds', 'bounceRate', 'viewsPerVisit'] as const;
 
 /**
- * Unfiltered: the rollup (or raw) headline query as before, and beside it one pipeline question
- * for the two per-visit metrics no rollup holds. Filtered: every number from one question.
+ * Unfiltered: the rollup (or raw) headline query as before, and beside it the period's visits by
+ * source for the two per-visit metrics no rollup holds (a pass the referrers report shares when
+ * `input` names the request's own period). Filtered: every number from one question.
  */
-async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source): Promise<StatNumbers> {
+async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source, input?: AnalysisInput): Promise<StatNumbers> {
   if (filters.length) {
     const [row] = await runQuestion(ctx.deps, ctx.project.id, period, { metrics: ALL_METRICS, dimensions: [], filters });
     return {
@@ -55,7 +57,7 @@ async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: read
       viewsPerVisit: (row?.viewsPerVisit ?? null) as number | null,
     };
   }
-  const [totals, [visits]] = await Promise.all([
+  const [totals, rates] = await Promise.all([
     queryOne(ctx.deps, STATS_SQL[source], await sourceParams(ctx.deps, ctx.project.id, period, source), {
       pageviews: 'number',
       visitors: 'number',
@@ -63,15 +65,14 @@ async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: read
       duration_total: 'number',
       leave_sessions: 'number',
     }),
-    runQuestion(ctx.deps, ctx.project.id, period, { metrics: ['bounceRate', 'viewsPerVisit'], dimensions: [], filters: [] }),
+    visitsBySource(ctx, period, input).then(visitRates),
   ]);
   return {
     pageviews: totals.pageviews,
     visitors: totals.visitors,
     sessions: totals.sessions,
     avgDurationSeconds: avgVisitSeconds(totals),
-    bounceRate: (visits?.bounceRate ?? null) as number | null,
-    viewsPerVisit: (visits?.viewsPerVisit ?? null) as number | null,
+    ...rates,
   };
 }
 
@@ -88,7 +89,7 @@ export const statsReport = definePlannedReport({
   async compute(ctx, input, source): Promise<Stats> {
     const { period, comparison: against } = await resolveInput(ctx, input);
     const filters = filtersOf(input);
-    const [own, compared] = await Promise.all([measure(ctx, period, filters, source), against ? measure(ctx, against, filters, source) : undefined]);
+    const [own, compared] = await Promise.all([measure(ctx, period, filters, source, input), against ? measure(ctx, against, filters, source) : undefined]);
     return { ...periodFields(period), ...own, ...(against && compared ? { comparison: { ...rangeBounds(against), ...compared } } : {}) };
   },
   csv: {

@@ -1,7 +1,11 @@
 import type { AnswerRow } from '../../analysis/run.js';
 import { defineRankedReport } from '../ranked.js';
 import { num, str } from '../shape.js';
-import { BROWSERS_SQL, OS_SQL } from '../sql/tech.js';
+import type { AnalysisInput } from '../analysis-input.js';
+import type { ReportContext } from '../definition.js';
+import type { ResolvedPeriod } from '../periods.js';
+import type { Source } from '../planner.js';
+import { techLists } from './devices.js';
 
 /** The shared parts of browsers and os: `{name, visitors}` rows, ranked by visitors, `Unknown` for none. */
 const nameVisitors = (what: string, dimension: 'browser' | 'os') => ({
@@ -18,14 +22,16 @@ const nameVisitors = (what: string, dimension: 'browser' | 'os') => ({
     fold: { as: 'Unknown', values: ['', 'Unknown'] },
   },
 });
-const rollup = (sql: typeof BROWSERS_SQL) => ({ sql, spec: { name: 'string', visitors: 'number' } as const, toItem: (r: { name: string; visitors: number }) => r });
+/** The unfiltered list: the devices report's list of the same name, computed once for the three (techLists). */
+const fromTechLists = (list: 'browsers' | 'os') => async (ctx: ReportContext, input: AnalysisInput, period: ResolvedPeriod, source: Source) =>
+  (await techLists(ctx, input, period, source))[list].map(({ name, visitors }) => ({ name, visitors }));
 
 /** GET /:domain/browsers — browsers by unique visitors. */
 export const browsersReport = defineRankedReport({
   name: 'browsers',
   path: '/:domain/browsers',
   summary: 'Top browsers, ranked by unique visitors',
-  rollup: rollup(BROWSERS_SQL),
+  unfiltered: fromTechLists('browsers'),
   ...nameVisitors('Browser', 'browser'),
   csv: { title: 'browsers', columns: [{ header: 'browser', value: (r) => r.name }, { header: 'visitors', value: (r) => r.visitors }] },
 });
@@ -35,7 +41,7 @@ export const osReport = defineRankedReport({
   name: 'os',
   path: '/:domain/os',
   summary: 'Top operating systems, ranked by unique visitors',
-  rollup: rollup(OS_SQL),
+  unfiltered: fromTechLists('os'),
   ...nameVisitors('Operating system', 'os'),
   csv: { title: 'operating systems', columns: [{ header: 'os', value: (r) => r.name }, { header: 'visitors', value: (r) => r.visitors }] },
 });

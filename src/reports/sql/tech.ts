@@ -7,28 +7,6 @@ export type TechDimension = 'device' | 'browser' | 'os';
 // An unrecognized device/browser/OS is reported as 'Unknown'.
 const nameOf = (column: TechDimension) => `if(${column} = '', 'Unknown', toString(${column}))`;
 
-/** Unique visitors per value of one tech column, ranked, top `limit`. */
-const ranked = (column: TechDimension): SourcedSql => ({
-  rollup: `
-SELECT ${nameOf(column)} AS name, uniqCombinedMerge(14)(visitors) AS visitors
-FROM ${rollupRows('tech')}
-GROUP BY name
-ORDER BY visitors DESC, name ASC
-LIMIT {limit:UInt32}`,
-  raw: `
-SELECT ${nameOf(column)} AS name, uniqCombined(14)(visitor_id) AS visitors
-FROM events
-WHERE ${RAW_WINDOW} AND kind = 'pageview'
-GROUP BY name
-ORDER BY visitors DESC, name ASC
-LIMIT {limit:UInt32}`,
-});
-
-/** Browsers by unique visitors. */
-export const BROWSERS_SQL = ranked('browser');
-/** Operating systems by unique visitors. */
-export const OS_SQL = ranked('os');
-
 /**
  * Devices, browsers and OS from one scan: GROUPING SETS merge each row's state into its device,
  * browser and OS groups, where a UNION of three queries read every state three times. In a set's
