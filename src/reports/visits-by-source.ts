@@ -14,21 +14,31 @@ const ALL_ROWS = 4_294_967_295;
 /**
  * Every visit source of `period` (unfiltered) with its pageviews, visitors and the visit sums
  * (VISIT_SUMS) of its visits: one pass over the period's visits answers both the referrers list
- * and stats' bounce rate and views per visit. Given the request's `input` (its own period, never a
- * compared one), the pass is a part the two reports share through the answer cache (sharedPart).
+ * and stats' bounce rate and views per visit, a part the two reports share through the answer
+ * cache (sharedPart). `input` is the request's, and `period` its own range, never a compared one.
  */
-export function visitsBySource(ctx: ReportContext, period: ResolvedPeriod, input?: AnalysisInput): Promise<AnswerRow[]> {
-  const compute = (deps: ReportContext['deps']) =>
-    runQuestion(deps, ctx.project.id, period, { metrics: ['pageviews', 'visitors', ...VISIT_SUMS], dimensions: ['source'], filters: [], fold: DIRECT_FOLD, limit: ALL_ROWS });
-  return input ? sharedPart(ctx, 'visits-by-source', input, compute) : compute(ctx.deps);
+export function visitsBySource(ctx: ReportContext, period: ResolvedPeriod, input: AnalysisInput): Promise<AnswerRow[]> {
+  return sharedPart(ctx, 'visits-by-source', input, (deps) =>
+    runQuestion(deps, ctx.project.id, period, { metrics: ['pageviews', 'visitors', ...VISIT_SUMS], dimensions: ['source'], filters: [], fold: DIRECT_FOLD, limit: ALL_ROWS }),
+  );
 }
 
+type VisitRates = { bounceRate: number | null; viewsPerVisit: number | null };
+
 /**
- * Bounce rate and views per visit over all the visits of `rows` (visitsBySource's rows partition
- * them): the same quotients as the pipeline's metrics, of sums added up here; null without a
- * visit with a pageview.
+ * Bounce rate and views per visit of `period` (unfiltered). With an answer cache and the request's
+ * own range (`input`), added up from the shared visits by source (the referrers report's pass);
+ * otherwise from one ungrouped pass, which alone costs less than grouping by source (stats at 1M
+ * events, 30d: the compared range of `compare` is never shared).
  */
-export function visitRates(rows: readonly AnswerRow[]): { bounceRate: number | null; viewsPerVisit: number | null } {
+export async function visitRatesOf(ctx: ReportContext, period: ResolvedPeriod, input?: AnalysisInput): Promise<VisitRates> {
+  if (input && ctx.deps.answers) return visitRates(await visitsBySource(ctx, period, input));
+  const [row] = await runQuestion(ctx.deps, ctx.project.id, period, { metrics: ['bounceRate', 'viewsPerVisit'], dimensions: [], filters: [] });
+  return { bounceRate: row?.bounceRate ?? null, viewsPerVisit: row?.viewsPerVisit ?? null } as VisitRates;
+}
+
+/** The two rates over all the visits of `rows` (visitsBySource's rows partition them): the pipeline's quotients of sums added up here. */
+function visitRates(rows: readonly AnswerRow[]): VisitRates {
   let viewed = 0;
   let bounces = 0;
   let views = 0;

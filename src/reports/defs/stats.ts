@@ -10,7 +10,7 @@ import type { Source } from '../planner.js';
 import { queryOne, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { avgVisitSeconds, STATS_SQL } from '../sql/stats.js';
-import { visitRates, visitsBySource } from '../visits-by-source.js';
+import { visitRatesOf } from '../visits-by-source.js';
 
 const nullableNum = (description: string) => v.pipe(v.nullable(v.number()), v.description(description));
 
@@ -65,7 +65,7 @@ async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: read
       duration_total: 'number',
       leave_sessions: 'number',
     }),
-    visitsBySource(ctx, period, input).then(visitRates),
+    visitRatesOf(ctx, period, input),
   ]);
   return {
     pageviews: totals.pageviews,
