@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import { toClickHouseDateTime, toClickHouseDateTime64, type ResolvedPeriod } from './periods.js';
-import { withoutRawSlices } from './sql/window.js';
+import { withoutEdgeRows, withoutRawSlices } from './sql/window.js';
 
 /** How a result column is read back: 64-bit integers arrive as strings and become numbers. */
 export type ColumnKind = 'string' | 'number' | 'number?' | 'string?';
@@ -100,6 +100,11 @@ function rawSlicesEmpty(params: QueryParams): boolean {
   return instant(params.from) === instant(params.rollupFrom) && instant(params.rollupTo) >= instant(params.to);
 }
 
+/** Whether the rollup range is whole UTC days (periodParams), so no 15-minute edge row is read. */
+function edgesEmpty(params: QueryParams): boolean {
+  return instant(params.rollupFrom) === instant(params.dayFrom) && instant(params.dayTo) === instant(params.rollupTo);
+}
+
 function convert(kind: ColumnKind, value: unknown): unknown {
   if (value === null || value === undefined) {
     if (kind === 'number?' || kind === 'string?') return null;
@@ -114,7 +119,8 @@ function convert(kind: ColumnKind, value: unknown): unknown {
  * columns, numbers as numbers (even UInt64, which the client sends as strings).
  */
 export async function queryRows<S extends RowSpec>(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams, spec: S): Promise<RowOf<S>[]> {
-  const query = rawSlicesEmpty(params) ? withoutRawSlices(sql) : sql;
+  const sliced = rawSlicesEmpty(params) ? withoutRawSlices(sql) : sql;
+  const query = edgesEmpty(params) ? withoutEdgeRows(sliced) : sliced;
   const result = await deps.clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
   const raw = await result.json<Record<string, unknown>>();
   const keys = Object.keys(spec) as (keyof S & string)[];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolvePeriod } from '../../src/reports/periods.js';
 import { dailyRowsFitBuckets, periodParams } from '../../src/reports/query.js';
-import { BOT_ROWS, rollupRows, withoutRawSlices } from '../../src/reports/sql/window.js';
+import { BOT_ROWS, rollupRows, withoutEdgeRows, withoutRawSlices } from '../../src/reports/sql/window.js';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -90,5 +90,18 @@ describe('withoutRawSlices', () => {
     }
     expect(withoutRawSlices(BOT_ROWS)).not.toContain('bot_hits');
     expect(withoutRawSlices(BOT_ROWS)).toContain('FROM bots_15m');
+  });
+
+  it('withoutEdgeRows drops exactly the 15-minute branch, alone or after the raw slices', () => {
+    for (const family of ['stats', 'pages', 'referrers', 'countries', 'cities', 'tech', 'custom_events'] as const) {
+      const sql = `SELECT count() FROM ${rollupRows(family)}`;
+      for (const cut of [withoutEdgeRows(sql), withoutEdgeRows(withoutRawSlices(sql))]) {
+        expect(cut).not.toContain(`FROM ${family}_15m`);
+        expect(cut).toContain(`FROM ${family}_1d`);
+        expect(cut.match(/UNION ALL/g)?.length ?? 0).toBe(cut.includes('FROM events') ? 1 : 0);
+        expect(cut.trim().endsWith(')')).toBe(true);
+      }
+    }
+    expect(withoutEdgeRows(BOT_ROWS)).toBe(BOT_ROWS);
   });
 });

@@ -87,16 +87,23 @@ const rawSliceRows = (family: RollupFamily) => {
  * `uniqCombined(14)` states, so they merge into one answer.
  */
 export const rollupRows = (family: RollupFamily) =>
-  `(SELECT * FROM ${family}_1d WHERE ${WHOLE_DAYS} UNION ALL SELECT * FROM ${family}_15m WHERE ${EDGES} ${RAW_SLICES_START} UNION ALL ${rawSliceRows(family)} ${RAW_SLICES_END})`;
+  `(SELECT * FROM ${family}_1d WHERE ${WHOLE_DAYS} ${EDGES_START} UNION ALL SELECT * FROM ${family}_15m WHERE ${EDGES} ${EDGES_END} ${RAW_SLICES_START} UNION ALL ${rawSliceRows(family)} ${RAW_SLICES_END})`;
 
-// Comments around the raw-slice branches, so a query whose slices are empty drops them
-// (withoutRawSlices): even reading no granule, the branch costs ~6 ms a query in the benchmark.
+// Comments around the branches a query drops when they cannot hold a row: even reading no
+// granule, a branch costs time (raw slices ~6 ms a query in the benchmark, 15-minute edges
+// ~1.5 ms: stats at 1M events, 30d, 9.4 → 7.9 ms).
 const RAW_SLICES_START = '/* raw slices */';
 const RAW_SLICES_END = '/* end raw slices */';
-const RAW_SLICES_BRANCH = /\/\* raw slices \*\/[\s\S]*?\/\* end raw slices \*\//g;
+const EDGES_START = '/* 15-minute edges */';
+const EDGES_END = '/* end 15-minute edges */';
+const branch = (start: string, end: string) => new RegExp(`${literal(start)}[\\s\\S]*?${literal(end)}`, 'g');
+const literal = (text: string) => text.replace(/[/*]/g, '\\$&');
 
 /** `sql` without its raw-slice branches: for periods whose bounds both fall on rollup steps. */
-export const withoutRawSlices = (sql: string) => sql.replace(RAW_SLICES_BRANCH, '');
+export const withoutRawSlices = (sql: string) => sql.replace(branch(RAW_SLICES_START, RAW_SLICES_END), '');
+
+/** `sql` without its 15-minute edge branches: for periods whose rollup range is whole UTC days. */
+export const withoutEdgeRows = (sql: string) => sql.replace(branch(EDGES_START, EDGES_END), '');
 
 /**
  * The bot rollup rows of [from, to) (bots_15m has no daily twin), with the sub-15-minute slices
