@@ -28,8 +28,8 @@ type VisitRates = { bounceRate: number | null; viewsPerVisit: number | null };
 /**
  * Bounce rate and views per visit of `period` (unfiltered). With an answer cache and the request's
  * own range (`input`), added up from the shared visits by source (the referrers report's pass);
- * otherwise from one ungrouped pass, which alone costs less than grouping by source (stats at 1M
- * events, 30d: the compared range of `compare` is never shared).
+ * otherwise (no cache, or a compared range, which is never shared) from one ungrouped pass, which
+ * alone costs less than grouping by source (stats with `compare` at 1M events, 30d: 144 → 86 ms).
  */
 export async function visitRatesOf(ctx: ReportContext, period: ResolvedPeriod, input?: AnalysisInput): Promise<VisitRates> {
   if (input && ctx.deps.answers) return visitRates(await visitsBySource(ctx, period, input));
