@@ -131,12 +131,17 @@ export function runThroughAnswerCache<C extends { deps: Deps; project: Project; 
  * a dashboard sends together for one period then compute it once, under the same rules as whole
  * answers (same data version, clock and grid cell). `input` names the range only (`period`,
  * `from`, `to`) and must be the request's own range, never a compared one (which ends at an
- * instant among stored rows). Without an answer cache the part is computed.
+ * instant among stored rows). A part is shared only inside an answer the cache is computing for
+ * the same project (its deps carry the pinned clock and `latestRow`), so it runs at the very clock
+ * read its range was resolved at; elsewhere, and without an answer cache, it is computed.
  */
 export function sharedPart<A>(ctx: { deps: Deps; project: Project }, name: string, input: { period: string; from?: string | undefined; to?: string | undefined }, compute: (deps: Deps) => Promise<A>): Promise<A> {
-  const range = { period: input.period, from: input.from, to: input.to };
-  return ctx.deps.answers ? ctx.deps.answers.answer(ctx.deps, { name: `${PART}${name}`, project: ctx.project, input: range }, compute) : compute(ctx.deps);
+  if (!sharesParts(ctx)) return compute(ctx.deps);
+  return ctx.deps.answers!.answer(ctx.deps, { name: `${PART}${name}`, project: ctx.project, input: { period: input.period, from: input.from, to: input.to } }, compute);
 }
+
+/** Whether sharedPart shares here: inside an answer the cache is computing for this project. */
+export const sharesParts = (ctx: { deps: Deps; project: Project }): boolean => ctx.deps.answers !== undefined && ctx.deps.latestRow?.projectId === ctx.project.id;
 
 /** What identifies a question: who asks it of which project, and its parsed input. */
 export interface Question {

@@ -171,6 +171,17 @@ describe('answer cache', () => {
     expect((answers[4] as { data: { referrer: string }[] }).data.map((r) => r.referrer)).toEqual(['news.example', 'search.example']);
   });
 
+  it('a part is shared only inside an answer the cache computes (a direct run resolves its range at its own clock read)', async () => {
+    const parts = () => ({ ...ctx.h.deps.answers!.partCounts });
+    const before = parts();
+    const def = findReport('referrers')!;
+    const direct = await def.run({ deps: { ...ctx.h.deps, answers: undefined }, project, role: 'owner' }, v.parse(def.query, { period: '30d' }) as never);
+    const unwrapped = (await import('../../src/reports/defs/referrers.js')).referrersReport;
+    const own = await unwrapped.run({ deps: ctx.h.deps, project, role: 'owner' }, v.parse(def.query, { period: '30d' }) as never);
+    expect(parts()).toEqual(before);
+    expect(own).toEqual(direct);
+  });
+
   it('a version lost from Redis is never matched: the answer is computed again', async () => {
     await ask('/devices?period=30d');
     await ctx.h.deps.redis.hdel(DATA_VERSION_KEY, site.id);
