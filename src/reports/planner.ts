@@ -12,12 +12,16 @@ export type SourcedSql = Readonly<Record<Source, string>>;
  * Periods for which scanning raw events beat the rollups in `npm run bench:reports` (scale 1: 10M
  * events in the project, 40M in 49 others; daily + 15-minute rollups at uniqCombined(14)), per
  * report; every other report/period reads the rollups, which won everywhere else by 1.1–7×.
- * - events: custom and transaction events are ~4 % of rows and sit contiguously in the raw sort
- *   key (project, day, kind), so scanning them beats merging per-name states up to a month
- *   (7d: raw 9.3 ms vs rollup 14.3 ms; 30d: 14.6 vs 17.1; 90d: 28.0 vs 24.8, rollup kept).
+ * - events: custom and transaction events are ~4–10 % of rows and sit contiguously in the raw sort
+ *   key (project, day, kind), so scanning them beats merging per-name states up to about a week
+ *   (7d, raw vs rollup, engine only: 8.3 vs 10.5 ms at 1M import-shaped events, 13.5 vs 13.4 in
+ *   bench:reports' live shape at scale 1, 8.4 vs 9.3 in its bulk shape). At 30d the rollup wins on
+ *   import-shaped data, where every import leaves parts spanning all days (12.5 vs 10.5 ms at 1M,
+ *   21 vs 17 at 10M, 23.6 vs 18.0 live shape; bulk shape 14.3 vs 13.8), so 30d reads the rollup;
+ *   this_month (1–31 days) stays raw.
  */
 const RAW_FASTER: Readonly<Partial<Record<string, readonly PeriodKey[]>>> = {
-  events: ['24h', 'today', '7d', 'this_week', '30d', 'this_month'],
+  events: ['24h', 'today', '7d', 'this_week', 'this_month'],
 };
 
 /** Picks the source for one request of `report` over `period`. */
