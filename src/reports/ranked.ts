@@ -72,9 +72,9 @@ async function pipelineItems<Item>(ctx: ReportContext, q: RankedQuestion<Item>, 
   return topItems(q, rows.map(q.toItem), limit);
 }
 
-/** The first `limit` of `items` ranked by the question's metric, ties by name. */
-const topItems = <Item>(q: RankedQuestion<Item>, items: Item[], limit: number): Item[] =>
-  items.sort(byMetricThenName((i) => (i as Record<RankMetric, number>)[q.rankBy], q.nameOf)).slice(0, limit);
+/** The first `limit` of `items` ranked by the question's metric, ties by name (`items` itself, perhaps a shared part, is left as it is). */
+const topItems = <Item>(q: RankedQuestion<Item>, items: readonly Item[], limit: number): Item[] =>
+  [...items].sort(byMetricThenName((i) => (i as Record<RankMetric, number>)[q.rankBy], q.nameOf)).slice(0, limit);
 
 /**
  * Each shown item's numbers over the compared period: one question keeping only the shown
@@ -107,7 +107,7 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
   /** The unfiltered list's SQL; without it (or `unfiltered`) every request goes through the pipeline. */
   rollup?: { sql: SourcedSql; spec: S; toItem: (row: RowOf<S>) => v.InferOutput<v.ObjectSchema<I, undefined>> };
   /** Instead of `rollup`: every item of the unfiltered list from elsewhere (a part shared with other reports), ranked and cut here. */
-  unfiltered?: (ctx: ReportContext, input: AnalysisInput, period: ResolvedPeriod, source: Source) => Promise<v.InferOutput<v.ObjectSchema<I, undefined>>[]>;
+  unfiltered?: (ctx: ReportContext, input: AnalysisInput, period: ResolvedPeriod, source: Source) => Promise<readonly v.InferOutput<v.ObjectSchema<I, undefined>>[]>;
   question: RankedQuestion<v.InferOutput<v.ObjectSchema<I, undefined>>>;
   item: I;
   /** CSV section; `columns` default to the item's fields, headed by their names. */

@@ -24,7 +24,7 @@ const nameVisitors = (what: string, dimension: 'browser' | 'os') => ({
 });
 /** The unfiltered list: the devices report's list of the same name, computed once for the three (techLists). */
 const fromTechLists = (list: 'browsers' | 'os') => async (ctx: ReportContext, input: AnalysisInput, period: ResolvedPeriod, source: Source) =>
-  (await techLists(ctx, input, period, source))[list].map(({ name, visitors }) => ({ name, visitors }));
+  (await techLists(ctx, input, period, source))[list];
 
 /** GET /:domain/browsers — browsers by unique visitors. */
 export const browsersReport = defineRankedReport({

@@ -96,14 +96,17 @@ const RAW_SLICES_START = '/* raw slices */';
 const RAW_SLICES_END = '/* end raw slices */';
 const EDGES_START = '/* 15-minute edges */';
 const EDGES_END = '/* end 15-minute edges */';
-const branch = (start: string, end: string) => new RegExp(`${literal(start)}[\\s\\S]*?${literal(end)}`, 'g');
 const literal = (text: string) => text.replace(/[/*]/g, '\\$&');
+const branch = (start: string, end: string) => new RegExp(`${literal(start)}[\\s\\S]*?${literal(end)}`, 'g');
+// Compiled once: every rollup query passes through them.
+const RAW_SLICES_BRANCH = branch(RAW_SLICES_START, RAW_SLICES_END);
+const EDGES_BRANCH = branch(EDGES_START, EDGES_END);
 
 /** `sql` without its raw-slice branches: for periods whose bounds both fall on rollup steps. */
-export const withoutRawSlices = (sql: string) => sql.replace(branch(RAW_SLICES_START, RAW_SLICES_END), '');
+export const withoutRawSlices = (sql: string) => sql.replace(RAW_SLICES_BRANCH, '');
 
 /** `sql` without its 15-minute edge branches: for periods whose rollup range is whole UTC days. */
-export const withoutEdgeRows = (sql: string) => sql.replace(branch(EDGES_START, EDGES_END), '');
+export const withoutEdgeRows = (sql: string) => sql.replace(EDGES_BRANCH, '');
 
 /**
  * The bot rollup rows of [from, to) (bots_15m has no daily twin), with the sub-15-minute slices
