@@ -71,6 +71,11 @@ export const ConfigSchema = v.object({
    * rollup view, so in the ingest benchmark 5 s batches cost a third of the engine CPU per event of 1 s ones.
    */
   INGEST_FLUSH_MS: intFrom('INGEST_FLUSH_MS', 5000, 10),
+  /**
+   * Minutes a report question stays kept fresh after it was last asked (Node): after each write of its
+   * project the answer is computed again in the background, so the next viewer is served. 0 turns it off.
+   */
+  ANSWER_REFRESH_MIN: intFrom('ANSWER_REFRESH_MIN', 10, 0),
   /** DNS servers for reverse-DNS crawler verification on Node (`1.1.1.1,8.8.8.8:53`); the system's when unset. */
   DNS_SERVERS: v.optional(
     v.pipe(

@@ -18,13 +18,16 @@ export function projectsOf(rows: Rows): readonly string[] | 'all' {
 
 /**
  * A RowStore that moves the data version of the projects written (see DataVersions) once
- * ClickHouse has the rows, so no cached answer outlives a write. A failed insert moves nothing.
+ * ClickHouse has the rows, so no cached answer outlives a write, then tells `afterMove` (the
+ * answer cache, which computes recently asked answers again). A failed insert moves nothing.
  */
-export function versionedRowStore(store: RowStore, versions: DataVersions): RowStore {
+export function versionedRowStore(store: RowStore, versions: DataVersions, afterMove?: (projectIds: readonly string[] | 'all') => void): RowStore {
   return {
     async insert(table, rows, opts) {
       await store.insert(table, rows, opts);
-      await versions.moved(projectsOf(rows));
+      const projects = projectsOf(rows);
+      await versions.moved(projects);
+      afterMove?.(projects);
     },
     ping: () => store.ping(),
     ...(store.rowBinaryTypes ? { rowBinaryTypes: (table: string) => store.rowBinaryTypes!(table) } : {}),

@@ -46,12 +46,14 @@ export async function buildNodeRuntime(
   await migrate(clickhouse, { retentionDays: config.RETENTION_DAYS });
   // Every write moves its projects' data versions, which the answer cache checks before reusing an answer.
   const versions = redisDataVersions(redis, logError);
+  // Answers asked lately are computed again after each write, so the next viewer is served.
+  const answers = new AnswerCache(versions, undefined, { watchMs: config.ANSWER_REFRESH_MIN * 60_000 });
   const base = {
     config,
     redis,
     clickhouse,
-    rowStore: versionedRowStore(store, versions),
-    answers: new AnswerCache(versions),
+    rowStore: versionedRowStore(store, versions, (projects) => answers.written(projects)),
+    answers,
     clock: opts.clock ?? systemClock,
     geo: opts.geo,
     dns: opts.dns,
@@ -65,6 +67,7 @@ export async function buildNodeRuntime(
     deps: { ...base, sink },
     async close() {
       await sink.close();
+      await answers.close();
       await opts.importParsers?.close();
       await closeRedis();
       await clickhouse.close();

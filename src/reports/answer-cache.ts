@@ -1,6 +1,7 @@
 import type { DataVersions } from '../adapters/data-version.js';
 import type { Deps } from '../deps.js';
 import type { Project } from '../projects/store.js';
+import { AnswerRefresher, type RefreshOptions } from './answer-refresh.js';
 import { toClickHouseDateTime64 } from './periods.js';
 import { queryOne } from './query.js';
 
@@ -24,14 +25,41 @@ export class AnswerCache {
   readonly counts = { computed: 0, reused: 0 };
   /** The same for shared parts (sharedPart), counted apart so `counts` counts whole answers. */
   readonly partCounts = { computed: 0, reused: 0 };
+  /** Answers kept fresh after writes (answer-refresh.ts), when the cache was given refresh options. */
+  readonly refresher: AnswerRefresher | undefined;
 
   constructor(
     readonly versions: DataVersions,
     private readonly limits: { maxEntries: number; maxBytes: number } = { maxEntries: 5000, maxBytes: 64 * 1024 * 1024 },
-  ) {}
+    refresh?: RefreshOptions,
+  ) {
+    this.refresher = refresh && refresh.watchMs > 0 ? new AnswerRefresher(refresh) : undefined;
+  }
 
   /** Runs `compute` at one clock read, or answers what it answered before when that is still the answer. */
   async answer<A>(deps: Deps, question: Question, compute: (deps: Deps) => Promise<A>): Promise<A> {
+    if (!this.refresher || question.name.startsWith(PART)) return this.answerAt(deps, question, compute);
+    const done = this.refresher.userQuestion();
+    try {
+      return await this.answerAt(deps, question, compute, (key) =>
+        this.refresher!.watch(key, { projectId: question.project.id, askedAt: deps.clock.now(), clock: deps.clock, rerun: () => this.answerAt(deps, question, compute) }),
+      );
+    } finally {
+      done();
+    }
+  }
+
+  /** Rows of these projects were written (the versioned row store tells): their recently asked answers are computed again. */
+  written(projectIds: readonly string[] | 'all'): void {
+    this.refresher?.written(projectIds);
+  }
+
+  /** Stops keeping answers fresh (before ClickHouse closes). */
+  async close(): Promise<void> {
+    await this.refresher?.close();
+  }
+
+  private async answerAt<A>(deps: Deps, question: Question, compute: (deps: Deps) => Promise<A>, watch?: (key: string) => void): Promise<A> {
     const now = deps.clock.now();
     const projectId = question.project.id;
     const counts = question.name.startsWith(PART) ? this.partCounts : this.counts;
@@ -45,7 +73,9 @@ export class AnswerCache {
     const latest = this.latestRow(deps, projectId, version, now).catch(() => Number.POSITIVE_INFINITY);
     const pinned: Deps = { ...deps, clock: { now: () => now }, latestRow: { projectId, since: Math.floor(now / DAY_MS) * DAY_MS, at: latest } };
     if (!reusable(question.input, now)) return compute(pinned);
-    const key = JSON.stringify([question.name, question.role ?? '', question.project, canonical(question.input), Math.floor(now / GRID_MS), version]);
+    const asked = JSON.stringify([question.name, question.role ?? '', question.project, canonical(question.input)]);
+    watch?.(asked);
+    const key = JSON.stringify([asked, Math.floor(now / GRID_MS), version]);
     // No await between this lookup and `pending.set` below when nothing is found: a question asked
     // several times at once then runs once.
     const running = this.entries.has(key) ? undefined : this.pending.get(key);

@@ -61,7 +61,9 @@ export async function createHarness(
   opts: { env?: Record<string, string>; clock?: Clock; sink?: (deps: Omit<Deps, 'sink'>) => EventSink; mailer?: Deps['mailer'] } = {},
 ): Promise<Harness> {
   // Sign-ins of every test file share one address in-process; test/integration/auth-limit.test.ts checks the limit.
-  const baseEnv = { DATA_DIR, REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_AUTH_PER_MIN: '100000' };
+  // Answers are not refreshed in the background here: tests count what the cache computes
+  // (test/integration/answer-refresh.test.ts turns refreshing on for its own cache).
+  const baseEnv = { DATA_DIR, REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_AUTH_PER_MIN: '100000', ANSWER_REFRESH_MIN: '0' };
   shared ??= buildNodeRuntime(parseConfig(baseEnv), { makeSink: (d) => directSink(d.rowStore) });
   const base = await shared;
   const config = parseConfig({ ...baseEnv, ...opts.env });

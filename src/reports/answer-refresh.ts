@@ -1,0 +1,132 @@
+import type { Clock } from '../adapters/clock.js';
+
+/** How the refresher picks and paces its work. */
+export interface RefreshOptions {
+  /** A question stays kept fresh this long after it was last asked (ms). */
+  watchMs: number;
+  /** At most this many questions are watched; the least recently asked go first. */
+  maxWatched?: number;
+}
+
+/** The longest rest after a pass, so a slow pass does not leave the next write's answers unrefreshed for long. */
+const MAX_REST_MS = 5000;
+
+export interface Watch {
+  projectId: string;
+  /** When it was last asked, on the asker's clock. */
+  askedAt: number;
+  clock: Clock;
+  /** Answers the question again through the answer cache (stored under the current data version). */
+  rerun: () => Promise<unknown>;
+}
+
+/**
+ * Keeps recently asked answers fresh (README "Answer cache → Kept fresh"): after a write moved a
+ * project's data version, the questions asked of that project lately are answered again in the
+ * background, so the next viewer is served instead of waiting for the computation. Nothing here
+ * decides what may be reused — every refresh goes through the answer cache's own rules — it only
+ * chooses when to ask. It gives way to users: a question is refreshed only while no user's
+ * question is being answered, and after each project's pass it rests as long as the pass took, so
+ * refreshing takes at most half the engine's time.
+ */
+export class AnswerRefresher {
+  private readonly watched = new Map<string, Watch>();
+  private readonly queue = new Set<string>();
+  private loop: Promise<void> | undefined;
+  private userQuestions = 0;
+  private idleWaiters: (() => void)[] = [];
+  private closed = false;
+  /** performance.now() before which no pass starts: the rest after the last one. */
+  private restUntil = 0;
+  /** Questions answered again, and refreshes that failed (their question is no longer watched). */
+  readonly counts = { refreshed: 0, failed: 0 };
+
+  constructor(private readonly opts: RefreshOptions) {}
+
+  /** Records that `key` (a question of `projectId`) was asked now; `rerun` answers it again. */
+  watch(key: string, watch: Watch): void {
+    if (this.closed || this.opts.watchMs <= 0) return;
+    this.watched.delete(key);
+    this.watched.set(key, watch);
+    const max = this.opts.maxWatched ?? 1000;
+    while (this.watched.size > max) this.watched.delete(this.watched.keys().next().value!);
+  }
+
+  /** A user's question started being answered; `done` when it is. Refreshing waits for none to be running. */
+  userQuestion(): () => void {
+    this.userQuestions++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.userQuestions === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    };
+  }
+
+  /** Rows of these projects (or of any project) were written: their watched questions are answered again. */
+  written(projectIds: readonly string[] | 'all'): void {
+    if (this.closed) return;
+    const ids = new Set(projectIds === 'all' ? [...this.watched.values()].map((w) => w.projectId) : projectIds);
+    let any = false;
+    for (const w of this.watched.values()) {
+      if (ids.has(w.projectId)) {
+        this.queue.add(w.projectId);
+        any = true;
+      }
+    }
+    if (any && !this.loop) {
+      this.loop = this.drain().finally(() => {
+        this.loop = undefined;
+      });
+    }
+  }
+
+  /** Resolves once nothing is waiting to be refreshed (for tests and the benchmark). */
+  async settled(): Promise<void> {
+    while (this.loop) await this.loop;
+  }
+
+  /** Stops refreshing: what is queued is dropped, a running refresh is awaited. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.queue.clear();
+    this.watched.clear();
+    for (const wake of this.idleWaiters.splice(0)) wake();
+    await this.settled();
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.closed && this.queue.size > 0) {
+      const rest = this.restUntil - performance.now();
+      if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+      if (this.closed) return;
+      const projectId = this.queue.values().next().value!;
+      this.queue.delete(projectId);
+      const started = performance.now();
+      // Most recently asked first: the likeliest to be asked again soon.
+      const watches = [...this.watched.entries()].filter(([, w]) => w.projectId === projectId).reverse();
+      for (const [key, w] of watches) {
+        if (w.clock.now() - w.askedAt > this.opts.watchMs) {
+          this.watched.delete(key);
+          continue;
+        }
+        await this.idle();
+        if (this.closed) return;
+        try {
+          await w.rerun();
+          this.counts.refreshed++;
+        } catch {
+          this.counts.failed++;
+          if (this.watched.get(key) === w) this.watched.delete(key);
+        }
+      }
+      const ended = performance.now();
+      this.restUntil = ended + Math.min(ended - started, MAX_REST_MS);
+    }
+  }
+
+  private idle(): Promise<void> {
+    if (this.userQuestions === 0 || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+}

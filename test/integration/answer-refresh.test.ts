@@ -1,0 +1,162 @@
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/adapters/clock.js';
+import { redisDataVersions } from '../../src/adapters/data-version.js';
+import { versionedRowStore } from '../../src/adapters/versioned-row-store.js';
+import type { Deps } from '../../src/deps.js';
+import { newId } from '../../src/ids.js';
+import type { Project } from '../../src/projects/store.js';
+import { AnswerCache } from '../../src/reports/answer-cache.js';
+import { findReport } from '../../src/reports/registry.js';
+import { closeHarness, createHarness, type Harness } from '../helpers/harness.js';
+import { chTime, seededRandom } from '../helpers/report-fixtures.js';
+
+/**
+ * Answers kept fresh (src/reports/answer-refresh.ts): after a write, the questions asked of the
+ * project lately are answered again in the background through the answer cache, so the next
+ * asker is served — and what it is served is always what an uncached computation answers.
+ */
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+// Not on a whole second: answers at a whole second are never kept.
+const clock = fixedClock(Date.parse('2026-11-24T09:05:00.000Z') + 613);
+let h: Harness;
+let cache: AnswerCache;
+let deps: Deps;
+const projectOf = (domain: string): Project => ({
+  id: newId('project'), name: domain, domain, timeZone: 'UTC', publicStatsEnabled: false,
+  brandColor: null, icon: null, createdAt: '2026-01-01T00:00:00.000Z', ownerId: newId('account'),
+});
+const project = projectOf('refresh.example');
+const other = projectOf('refresh-other.example');
+
+async function ask(name: string, query: Record<string, string>, via: Deps = deps, of: Project = project) {
+  const def = findReport(name)!;
+  return JSON.parse(JSON.stringify(await def.run({ deps: via, project: of, role: 'owner' }, v.parse(def.query, query) as never)));
+}
+const uncached = (name: string, query: Record<string, string>) => ask(name, query, { ...h.deps, answers: undefined });
+
+let visitor = 0;
+const pageview = (ts: number, of: Project = project, path = '/') => ({
+  project_id: of.id, ts: chTime(ts), kind: 'pageview', visitor_id: ++visitor, session_id: visitor, path, referrer_source: visitor % 2 ? 'news.example' : '',
+  browser: visitor % 3 ? 'Firefox' : 'Chrome', country_code: 'DE',
+});
+const write = (rows: ReturnType<typeof pageview>[]) => deps.rowStore.insert('events', rows);
+const counts = () => ({ ...cache.counts });
+const refreshed = () => cache.refresher!.counts.refreshed;
+
+beforeAll(async () => {
+  h = await createHarness({ clock });
+  const versions = redisDataVersions(h.deps.redis);
+  cache = new AnswerCache(versions, undefined, { watchMs: 10 * MINUTE });
+  deps = { ...h.deps, answers: cache, rowStore: versionedRowStore(h.deps.rowStore, versions, (projects) => cache.written(projects)) };
+  await write(Array.from({ length: 30 }, (_, i) => pageview(clock.now() - (i % 10) * DAY - (i + 1) * MINUTE, project, `/p${i % 4}`)));
+  await cache.refresher!.settled();
+});
+afterAll(async () => {
+  await cache.close();
+  await closeHarness();
+});
+
+describe('answers kept fresh after a write', () => {
+  const questions: [string, Record<string, string>][] = [['stats', { period: '30d' }], ['pages', { period: '7d' }], ['devices', { period: '30d' }]];
+
+  it('answers the questions asked lately again after a write, so the next asker is served the new answer', async () => {
+    for (const [name, query] of questions) await ask(name, query);
+    const before = counts();
+    const refreshedBefore = refreshed();
+    await write([pageview(clock.now() - 5000, project, '/fresh')]);
+    await cache.refresher!.settled();
+    expect(refreshed()).toBe(refreshedBefore + questions.length);
+    clock.advance(1200);
+    for (const [name, query] of questions) expect(await ask(name, query), name).toEqual(await uncached(name, query));
+    // Every answer was computed by the refresher; the askers were served.
+    expect(counts()).toEqual({ computed: before.computed + questions.length, reused: before.reused + questions.length });
+    expect((await ask('pages', { period: '7d' })).data.map((p: { path: string }) => p.path)).toContain('/fresh');
+  });
+
+  it("another project's write refreshes nothing of this one", async () => {
+    await ask('stats', { period: '30d' });
+    const before = refreshed();
+    await write([pageview(clock.now() - 4000, other)]);
+    await cache.refresher!.settled();
+    expect(refreshed()).toBe(before);
+  });
+
+  it('a question not asked for longer than the watch is not refreshed any more', async () => {
+    await ask('countries', { period: '30d' });
+    clock.advance(11 * MINUTE);
+    // Keep the others watched; only countries has gone unasked for 11 minutes.
+    for (const [name, query] of questions) await ask(name, query);
+    const before = refreshed();
+    await write([pageview(clock.now() - 3000)]);
+    await cache.refresher!.settled();
+    expect(refreshed()).toBe(before + questions.length);
+    const c = counts();
+    clock.advance(900);
+    await ask('countries', { period: '30d' });
+    expect(counts().computed).toBe(c.computed + 1);
+  });
+
+  it("gives way to a user's question: nothing is refreshed while one is being answered", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = cache.answer(deps, { name: 'held', project, input: { period: '7d' } }, async () => {
+      await held;
+      return 1;
+    });
+    const before = refreshed();
+    await write([pageview(clock.now() - 2000)]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(refreshed()).toBe(before);
+    release();
+    expect(await slow).toBe(1);
+    await cache.refresher!.settled();
+    expect(refreshed()).toBeGreaterThan(before);
+  });
+
+  it('a question whose refresh fails is no longer watched', async () => {
+    let calls = 0;
+    const failing = () =>
+      cache.answer(deps, { name: 'fails-later', project, input: { period: '30d' } }, async () => {
+        if (++calls > 1) throw new Error('refused');
+        return calls;
+      });
+    expect(await failing()).toBe(1);
+    const failed = cache.refresher!.counts.failed;
+    await write([pageview(clock.now() - 1500)]);
+    await cache.refresher!.settled();
+    expect(cache.refresher!.counts.failed).toBe(failed + 1);
+    await write([pageview(clock.now() - 1400)]);
+    await cache.refresher!.settled();
+    expect(cache.refresher!.counts.failed).toBe(failed + 1);
+    expect(calls).toBe(2);
+  });
+
+  it('what a refreshed cache serves equals an uncached computation through random writes, clock moves and questions', async () => {
+    const r = seededRandom(20261126);
+    const walk: [string, Record<string, string>][] = [
+      ['stats', { period: '30d' }], ['stats', { period: 'today' }], ['timeseries', { period: '7d' }], ['pages', { period: '30d' }],
+      ['referrers', { period: '30d' }], ['browsers', { period: '30d' }], ['countries', { period: '7d' }], ['events', { period: 'today' }],
+    ];
+    const before = { reused: cache.counts.reused, refreshed: refreshed() };
+    for (let step = 0; step < 50; step++) {
+      const roll = r.next();
+      if (roll < 0.3) {
+        // Mostly live rows; now and then one stamped a little ahead (an import), which must never be counted early.
+        const ahead = r.next() < 0.15 ? r.int(1, 30) * MINUTE : -r.int(1, 300) * 1000;
+        await write([pageview(clock.now() + ahead, project, `/w${r.int(0, 3)}`)]);
+        // Sometimes the next question races the refresh, sometimes it comes after it.
+        if (r.next() < 0.5) await cache.refresher!.settled();
+      } else if (roll < 0.5) {
+        clock.advance(r.int(1, 20 * MINUTE));
+      }
+      const [name, query] = walk[r.int(0, walk.length - 1)]!;
+      expect(await ask(name, query), `step ${step}: ${name} ${JSON.stringify(query)}`).toEqual(await uncached(name, query));
+    }
+    await cache.refresher!.settled();
+    // The walk must have been served refreshed answers, or it tested nothing of the refresher.
+    expect(refreshed() - before.refreshed).toBeGreaterThan(10);
+    expect(cache.counts.reused - before.reused).toBeGreaterThan(10);
+  });
+});
