@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/adapters/clock.js';
+import { AnswerRefresher } from '../../src/reports/answer-refresh.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('AnswerRefresher pacing', () => {
+  it('rests after a pass as long as the pass took, so refreshing takes at most half the time', async () => {
+    const clock = fixedClock(1_000_000);
+    const refresher = new AnswerRefresher({ watchMs: 60_000 });
+    const passes: { start: number; end: number }[] = [];
+    refresher.watch('q', {
+      projectId: 'p', askedAt: clock.now(), clock,
+      rerun: async () => {
+        const start = performance.now();
+        await sleep(120);
+        passes.push({ start, end: performance.now() });
+      },
+    });
+    refresher.written(['p']);
+    await sleep(20);
+    // Written again while the first pass runs: a second pass follows, after the rest.
+    refresher.written(['p']);
+    await refresher.settled();
+    expect(passes).toHaveLength(2);
+    expect(passes[1]!.start - passes[0]!.end).toBeGreaterThanOrEqual(110);
+  });
+
+  it('watches at most maxWatched questions, the least recently asked going first', async () => {
+    const clock = fixedClock(0);
+    const refresher = new AnswerRefresher({ watchMs: 60_000, maxWatched: 2 });
+    const ran: string[] = [];
+    for (const key of ['a', 'b', 'c']) refresher.watch(key, { projectId: 'p', askedAt: 0, clock, rerun: async () => void ran.push(key) });
+    refresher.written('all');
+    await refresher.settled();
+    expect(ran.sort()).toEqual(['b', 'c']);
+  });
+
+  it('refreshes nothing once closed', async () => {
+    const clock = fixedClock(0);
+    const refresher = new AnswerRefresher({ watchMs: 60_000 });
+    let ran = 0;
+    refresher.watch('a', { projectId: 'p', askedAt: 0, clock, rerun: async () => void ran++ });
+    await refresher.close();
+    refresher.written(['p']);
+    await refresher.settled();
+    expect(ran).toBe(0);
+  });
+});
