@@ -8,6 +8,9 @@ export interface RefreshOptions {
   maxWatched?: number;
 }
 
+/** Writes must have paused this long before a pass starts: an import's blocks arrive back to back, and are refreshed once. */
+const SETTLE_MS = 200;
+
 /** The longest rest after a pass, so a slow pass does not leave the next write's answers unrefreshed for long. */
 const MAX_REST_MS = 5000;
 
@@ -26,8 +29,9 @@ export interface Watch {
  * background, so the next viewer is served instead of waiting for the computation. Nothing here
  * decides what may be reused — every refresh goes through the answer cache's own rules — it only
  * chooses when to ask. It gives way to users: a question is refreshed only while no user's
- * question is being answered, and after each project's pass it rests as long as the pass took, so
- * refreshing takes at most half the engine's time.
+ * question is being answered, only once writes have paused for a moment (an import's blocks are
+ * refreshed once, after the last), and after each project's pass it rests as long as the pass
+ * took, so refreshing takes at most half the engine's time.
  */
 export class AnswerRefresher {
   private readonly watched = new Map<string, Watch>();
@@ -38,6 +42,9 @@ export class AnswerRefresher {
   private closed = false;
   /** performance.now() before which no pass starts: the rest after the last one. */
   private restUntil = 0;
+  private cutSleep: (() => void) | undefined;
+  /** performance.now() of the last write told. */
+  private lastWrite = 0;
   /** Questions answered again, and refreshes that failed (their question is no longer watched). */
   readonly counts = { refreshed: 0, failed: 0 };
 
@@ -66,6 +73,7 @@ export class AnswerRefresher {
   /** Rows of these projects (or of any project) were written: their watched questions are answered again. */
   written(projectIds: readonly string[] | 'all'): void {
     if (this.closed) return;
+    this.lastWrite = performance.now();
     const ids = new Set(projectIds === 'all' ? [...this.watched.values()].map((w) => w.projectId) : projectIds);
     let any = false;
     for (const w of this.watched.values()) {
@@ -92,14 +100,28 @@ export class AnswerRefresher {
     this.queue.clear();
     this.watched.clear();
     for (const wake of this.idleWaiters.splice(0)) wake();
+    this.cutSleep?.();
     await this.settled();
+  }
+
+  /** Waits `ms`, or less when the refresher is closed meanwhile. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.cutSleep = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   private async drain(): Promise<void> {
     while (!this.closed && this.queue.size > 0) {
-      const rest = this.restUntil - performance.now();
-      if (rest > 0) await new Promise((r) => setTimeout(r, rest));
-      if (this.closed) return;
+      const wait = Math.max(this.restUntil, this.lastWrite + SETTLE_MS) - performance.now();
+      if (wait > 0) {
+        await this.sleep(wait);
+        continue;
+      }
       const projectId = this.queue.values().next().value!;
       this.queue.delete(projectId);
       const started = performance.now();

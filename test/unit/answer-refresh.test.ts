@@ -9,16 +9,19 @@ describe('AnswerRefresher pacing', () => {
     const clock = fixedClock(1_000_000);
     const refresher = new AnswerRefresher({ watchMs: 60_000 });
     const passes: { start: number; end: number }[] = [];
+    let began!: () => void;
+    const firstBegan = new Promise<void>((resolve) => (began = resolve));
     refresher.watch('q', {
       projectId: 'p', askedAt: clock.now(), clock,
       rerun: async () => {
         const start = performance.now();
+        began();
         await sleep(120);
         passes.push({ start, end: performance.now() });
       },
     });
     refresher.written(['p']);
-    await sleep(20);
+    await firstBegan;
     // Written again while the first pass runs: a second pass follows, after the rest.
     refresher.written(['p']);
     await refresher.settled();
@@ -45,5 +48,33 @@ describe('AnswerRefresher pacing', () => {
     refresher.written(['p']);
     await refresher.settled();
     expect(ran).toBe(0);
+  });
+});
+
+describe('AnswerRefresher and writes in a row', () => {
+  it('starts a pass only once writes have paused (an import refreshed once, after its last block)', async () => {
+    const clock = fixedClock(0);
+    const refresher = new AnswerRefresher({ watchMs: 60_000 });
+    const starts: number[] = [];
+    refresher.watch('q', { projectId: 'p', askedAt: 0, clock, rerun: async () => void starts.push(performance.now()) });
+    let lastWrite = 0;
+    for (let i = 0; i < 8; i++) {
+      refresher.written(['p']);
+      lastWrite = performance.now();
+      await sleep(50);
+    }
+    await refresher.settled();
+    expect(starts).toHaveLength(1);
+    expect(starts[0]! - lastWrite).toBeGreaterThanOrEqual(150);
+  });
+
+  it('closing cuts a wait short', async () => {
+    const clock = fixedClock(0);
+    const refresher = new AnswerRefresher({ watchMs: 60_000 });
+    refresher.watch('q', { projectId: 'p', askedAt: 0, clock, rerun: async () => {} });
+    refresher.written(['p']);
+    const t = performance.now();
+    await refresher.close();
+    expect(performance.now() - t).toBeLessThan(100);
   });
 });
