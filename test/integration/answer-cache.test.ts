@@ -153,15 +153,15 @@ describe('answer cache', () => {
     for (const a of answers) expect(a).toEqual(answers[0]);
   });
 
-  it("a dashboard's requests compute their shared parts once: the device/browser/OS lists and the visits by source", async () => {
+  it("a dashboard's requests compute their shared parts once: the device/browser/OS lists, the visits by source, stats' and the series' rollup read", async () => {
     await write([pageview(clock.now() - 2000, '/parts', { browser: 'Chrome', referrerSource: 'search.example' } as Partial<GenEvent>)]);
     const parts = () => ({ ...ctx.h.deps.answers!.partCounts });
     const before = parts();
-    const paths = ['/devices?period=30d', '/browsers?period=30d&limit=1', '/os?period=30d', '/stats?period=30d', '/referrers?period=30d&limit=2'];
+    const paths = ['/devices?period=30d', '/browsers?period=30d&limit=1', '/os?period=30d', '/stats?period=30d', '/referrers?period=30d&limit=2', '/timeseries?period=30d'];
     const answers = await Promise.all(paths.map(ask));
-    // One tech-lists part and one visits-by-source part, each computed once and reused by its other askers.
-    expect(parts().computed).toBe(before.computed + 2);
-    expect(parts().reused).toBe(before.reused + 3);
+    // One tech-lists part, one visits-by-source part and one stats-and-series read, each computed once and reused by its other askers.
+    expect(parts().computed).toBe(before.computed + 3);
+    expect(parts().reused).toBe(before.reused + 4);
     const expected = await Promise.all(paths.map((path) => {
       const [name, query] = path.slice(1).split('?') as [string, string];
       return fresh(name, Object.fromEntries(new URLSearchParams(query)));
@@ -229,6 +229,9 @@ describe('answer cache', () => {
       // Comparisons: the request's own range shares its part, the compared range never does.
       ['stats', { period: '7d', compare: 'previous_period' }], ['referrers', { period: '30d', compare: 'year_over_year' }],
       ['stats', { period: '30d', filters: 'source==news.example' }],
+      ['timeseries', { period: '30d' }], ['timeseries', { period: '7d' }], ['timeseries', { period: '30d', interval: 'month' }],
+      ['timeseries', { period: '7d', compare: 'previous_period' }], ['timeseries', { period: 'custom', from: '2026-10-25', to: '2026-11-18' }],
+      ['stats', { period: 'custom', from: '2026-10-25', to: '2026-11-18' }],
     ], { write: 0.1, move: 0.1 });
     expect(reused.parts).toBeGreaterThan(2);
   });

@@ -10,6 +10,7 @@ import type { Source } from '../planner.js';
 import { queryOne, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { avgVisitSeconds, STATS_SQL } from '../sql/stats.js';
+import { sharesStatsAndSeries, statsAndSeries } from '../stats-series.js';
 import { visitRatesOf } from '../visits-by-source.js';
 
 const nullableNum = (description: string) => v.pipe(v.nullable(v.number()), v.description(description));
@@ -41,9 +42,10 @@ type StatNumbers = Omit<Stats, keyof typeof PeriodEntries | 'comparison'>;
 const ALL_METRICS = ['pageviews', 'visitors', 'sessions', 'avgDurationSeconds', 'bounceRate', 'viewsPerVisit'] as const;
 
 /**
- * Unfiltered: the rollup (or raw) headline query as before, and beside it the period's visits by
- * source for the two per-visit metrics no rollup holds (a pass the referrers report shares when
- * `input` names the request's own period). Filtered: every number from one question.
+ * Unfiltered: the rollup (or raw) headline query (a read the timeseries report shares when `input`
+ * names the request's own period: stats-series.ts), and beside it the period's visits by source
+ * for the two per-visit metrics no rollup holds (a pass the referrers report shares likewise).
+ * Filtered: every number from one question.
  */
 async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source, input?: AnalysisInput): Promise<StatNumbers> {
   if (filters.length) {
@@ -57,16 +59,17 @@ async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: read
       viewsPerVisit: (row?.viewsPerVisit ?? null) as number | null,
     };
   }
-  const [totals, rates] = await Promise.all([
-    queryOne(ctx.deps, STATS_SQL[source], await sourceParams(ctx.deps, ctx.project.id, period, source), {
-      pageviews: 'number',
-      visitors: 'number',
-      sessions: 'number',
-      duration_total: 'number',
-      leave_sessions: 'number',
-    }),
-    visitRatesOf(ctx, period, input),
-  ]);
+  const totalsOf = async () =>
+    input && sharesStatsAndSeries(ctx, period, source)
+      ? (await statsAndSeries(ctx, period, input)).totals
+      : queryOne(ctx.deps, STATS_SQL[source], await sourceParams(ctx.deps, ctx.project.id, period, source), {
+          pageviews: 'number',
+          visitors: 'number',
+          sessions: 'number',
+          duration_total: 'number',
+          leave_sessions: 'number',
+        });
+  const [totals, rates] = await Promise.all([totalsOf(), visitRatesOf(ctx, period, input)]);
   return {
     pageviews: totals.pageviews,
     visitors: totals.visitors,

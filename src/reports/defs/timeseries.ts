@@ -11,6 +11,8 @@ import type { Source } from '../planner.js';
 import { dailyRowsFitBuckets, queryRows, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { TIMESERIES_SQL } from '../sql/timeseries.js';
+import { sharesStatsAndSeries, statsAndSeries } from '../stats-series.js';
+import type { AnalysisInput } from '../analysis-input.js';
 
 const Point = v.object({
   date: str('Bucket start (ISO 8601, UTC): local midnight or the 1st of the month, or the clock-hour start for hours (the first bucket may start before `from`)'),
@@ -40,11 +42,12 @@ const TIME_DIMENSION = { hour: 'time:hour', day: 'time:day', month: 'time:month'
 
 /**
  * Pageviews and visitors per bucket of `period`, zero-filled. Unfiltered from the rollup (or
- * raw) series query, keyed as bucketKeys says; filtered from one pipeline question by the time
+ * raw) series query (a read stats shares when `input` names the request's own period:
+ * stats-series.ts), keyed as bucketKeys says; filtered from one pipeline question by the time
  * dimension of the granularity, whose keys are the hour start instant, the local date, or the
  * month's first date.
  */
-async function series(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source): Promise<SeriesPoint[]> {
+async function series(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source, input?: AnalysisInput): Promise<SeriesPoint[]> {
   const byKey = new Map<string, { pageviews: number; visitors: number }>();
   let keys: string[];
   if (filters.length) {
@@ -59,8 +62,14 @@ async function series(ctx: ReportContext, period: ResolvedPeriod, filters: reado
         ? period.buckets.map((start) => new Date(start).toISOString())
         : bucketKeys(period).map((k) => (period.granularity === 'month' ? `${k}-01` : k));
   } else {
-    const params = await sourceParams(ctx.deps, ctx.project.id, period, source, { daily: dailyRowsFitBuckets(period) });
-    const rows = await queryRows(ctx.deps, TIMESERIES_SQL[period.granularity][source], params, { k: 'string', pageviews: 'number', visitors: 'number' });
+    const rows =
+      input && sharesStatsAndSeries(ctx, period, source)
+        ? (await statsAndSeries(ctx, period, input)).points
+        : await queryRows(ctx.deps, TIMESERIES_SQL[period.granularity][source], await sourceParams(ctx.deps, ctx.project.id, period, source, { daily: dailyRowsFitBuckets(period) }), {
+            k: 'string',
+            pageviews: 'number',
+            visitors: 'number',
+          });
     for (const r of rows) byKey.set(r.k, r);
     keys = bucketKeys(period);
   }
@@ -85,7 +94,7 @@ export const timeseriesReport = definePlannedReport({
   async compute(ctx, input, source): Promise<Timeseries> {
     const { period, comparison: against } = await resolveInput(ctx, input);
     const filters = filtersOf(input);
-    const [data, compared] = await Promise.all([series(ctx, period, filters, source), against ? series(ctx, against, filters, source) : undefined]);
+    const [data, compared] = await Promise.all([series(ctx, period, filters, source, input), against ? series(ctx, against, filters, source) : undefined]);
     return {
       ...periodFields(period),
       granularity: period.granularity,

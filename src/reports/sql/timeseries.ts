@@ -31,6 +31,23 @@ WHERE ${RAW_WINDOW} AND kind = 'pageview'
 GROUP BY k`,
 });
 
+/**
+ * Stats' totals and the series' points in one read of the stats rollup (src/reports/stats-series.ts):
+ * the buckets (`total` 0) and, added up over them, the period (`total` 1).
+ */
+const statsAndSeries = (rollupKey: string) => `
+SELECT ${rollupKey} AS k, grouping(k) AS total, sum(pageviews) AS pageviews, uniqCombinedMerge(14)(visitors) AS visitors,
+       uniqCombinedMerge(14)(sessions) AS sessions, sum(duration_ms) AS duration_total, uniqCombinedMerge(14)(leave_sessions) AS leave_sessions
+FROM ${rollupRows('stats')}
+GROUP BY GROUPING SETS ((k), ())`;
+
+/** statsAndSeries by granularity. */
+export const STATS_AND_SERIES_SQL: Readonly<Record<Granularity, string>> = {
+  hour: statsAndSeries(HOUR_OF_BUCKET),
+  day: statsAndSeries(DAY_OF_BUCKET),
+  month: statsAndSeries(MONTH_OF_BUCKET),
+};
+
 /** Pageviews and visitors per bucket key, by granularity. */
 export const TIMESERIES_SQL: Readonly<Record<Granularity, SourcedSql>> = {
   hour: series(HOUR_OF_BUCKET, HOUR_OF_TS),
