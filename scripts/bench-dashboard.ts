@@ -322,9 +322,9 @@ async function main() {
      * costs, not a miss queued behind refreshes.
      */
     const quietly = async <T>(fn: () => Promise<T>): Promise<T> => {
-      await answers.refresher?.settled();
       const hold = answers.refresher?.userQuestion();
       try {
+        await answers.refresher?.current();
         return await fn();
       } finally {
         hold?.();

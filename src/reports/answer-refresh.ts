@@ -43,6 +43,8 @@ export class AnswerRefresher {
   /** performance.now() before which no pass starts: the rest after the last one. */
   private restUntil = 0;
   private cutSleep: (() => void) | undefined;
+  /** The rerun in progress. */
+  private running: Promise<unknown> | undefined;
   /** performance.now() of the last write told. */
   private lastWrite = 0;
   /** Questions answered again, and refreshes that failed (their question is no longer watched). */
@@ -89,7 +91,12 @@ export class AnswerRefresher {
     }
   }
 
-  /** Resolves once nothing is waiting to be refreshed (for tests and the benchmark). */
+  /** Resolves once the question being refreshed now, if any, is answered (with `userQuestion` held, nothing starts after it). */
+  async current(): Promise<void> {
+    await this.running?.catch(() => {});
+  }
+
+  /** Resolves once nothing is waiting to be refreshed (for tests; under a steady stream of writes it may never). */
   async settled(): Promise<void> {
     while (this.loop) await this.loop;
   }
@@ -135,11 +142,14 @@ export class AnswerRefresher {
         await this.idle();
         if (this.closed) return;
         try {
-          await w.rerun();
+          this.running = w.rerun();
+          await this.running;
           this.counts.refreshed++;
         } catch {
           this.counts.failed++;
           if (this.watched.get(key) === w) this.watched.delete(key);
+        } finally {
+          this.running = undefined;
         }
       }
       const ended = performance.now();

@@ -78,3 +78,32 @@ describe('AnswerRefresher and writes in a row', () => {
     expect(performance.now() - t).toBeLessThan(100);
   });
 });
+
+describe('AnswerRefresher.current', () => {
+  it('resolves when the question in progress is answered; with a user question held, none starts after it', async () => {
+    const clock = fixedClock(0);
+    const refresher = new AnswerRefresher({ watchMs: 60_000 });
+    const ran: string[] = [];
+    let began!: () => void;
+    const firstBegan = new Promise<void>((resolve) => (began = resolve));
+    refresher.watch('a', { projectId: 'p', askedAt: 0, clock, rerun: async () => void ran.push('a') });
+    refresher.watch('b', {
+      projectId: 'p', askedAt: 0, clock,
+      rerun: async () => {
+        began();
+        await sleep(80);
+        ran.push('b');
+      },
+    });
+    refresher.written(['p']);
+    await firstBegan;
+    const hold = refresher.userQuestion();
+    await refresher.current();
+    expect(ran).toEqual(['b']);
+    await sleep(300);
+    expect(ran).toEqual(['b']);
+    hold();
+    await refresher.settled();
+    expect(ran).toEqual(['b', 'a']);
+  });
+});
