@@ -316,22 +316,36 @@ export function createBatcher(
   // What the journal gave back goes in now, not at the first tick.
   takeBacklog();
 
+  /**
+   * Everything written before the call is in ClickHouse (or given up on) when it resolves, and so
+   * is the journal's backlog. Rows written while it waits go in later batches: under a steady
+   * stream of events whose inserts take longer than the gap between two events, waiting for
+   * those too would never end.
+   */
   async function flush(): Promise<void> {
     sealAll();
-    // Rows written while we wait are sealed into later batches, and the backlog comes in as
-    // batches leave; loop until everything is in.
+    const lastSealed = Object.fromEntries((Object.keys(queues) as IngestTable[]).map((t) => [t, queues[t].sealed.at(-1)]));
     for (;;) {
       takeBacklog();
       let idle = true;
       for (const table of Object.keys(queues) as IngestTable[]) {
         const q = queues[table];
-        while (!gaveUp && (q.draining || q.sealed.length > 0 || q.open.rows > 0)) {
+        const last = lastSealed[table];
+        while (!gaveUp && ((last && q.sealed.includes(last)) || q.sealed.some((b) => b.recovered))) {
           idle = false;
-          seal(q);
           await drain(table);
         }
       }
       if (gaveUp || (idle && backlogNext >= backlog.length)) return;
+    }
+  }
+
+  /** flush, and again until nothing is left: rows written meanwhile too (close; writes stop with it). */
+  async function flushAll(): Promise<void> {
+    for (;;) {
+      await flush();
+      const left = (Object.keys(queues) as IngestTable[]).some((t) => queues[t].draining || queues[t].sealed.length > 0 || queues[t].open.rows > 0);
+      if (gaveUp || !left) return;
     }
   }
 
@@ -373,7 +387,7 @@ export function createBatcher(
       clearInterval(timer);
       const deadline = opts.closeTimeoutMs === undefined ? undefined : setTimeout(giveUp, opts.closeTimeoutMs);
       try {
-        await flush();
+        await flushAll();
       } finally {
         clearTimeout(deadline);
         closed = true;
