@@ -47,14 +47,15 @@ export async function buildNodeRuntime(
   // Every write moves its projects' data versions, which the answer cache checks before reusing an answer.
   const versions = redisDataVersions(redis, logError);
   // Answers asked lately are computed again after each write, so the next viewer is served.
-  const answers = new AnswerCache(versions, undefined, { watchMs: config.ANSWER_REFRESH_MIN * 60_000 });
+  const clock = opts.clock ?? systemClock;
+  const answers = new AnswerCache(versions, undefined, { watchMs: config.ANSWER_REFRESH_MIN * 60_000, clock });
   const base = {
     config,
     redis,
     clickhouse,
     rowStore: versionedRowStore(store, versions, (projects) => answers.written(projects)),
     answers,
-    clock: opts.clock ?? systemClock,
+    clock,
     geo: opts.geo,
     dns: opts.dns,
     importParsers: opts.importParsers,

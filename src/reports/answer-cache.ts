@@ -42,7 +42,7 @@ export class AnswerCache {
     const done = this.refresher.userQuestion();
     try {
       return await this.answerAt(deps, question, compute, (key) =>
-        this.refresher!.watch(key, { projectId: question.project.id, askedAt: deps.clock.now(), clock: deps.clock, rerun: () => this.answerAt(deps, question, compute) }),
+        this.refresher!.watch(key, question.project.id, (clock) => this.answerAt({ ...deps, clock }, question, compute)),
       );
     } finally {
       done();

@@ -6,6 +6,11 @@ export interface RefreshOptions {
   watchMs: number;
   /** At most this many questions are watched; the least recently asked go first. */
   maxWatched?: number;
+  /**
+   * The refresher's own clock: when a question was asked and whether it still is watched, and
+   * the clock every refresh is answered at (an asker's clock may be pinned: an export's is).
+   */
+  clock: Clock;
 }
 
 /** Writes must have paused this long before a pass starts: an import's blocks arrive back to back, and are refreshed once. */
@@ -14,14 +19,15 @@ const SETTLE_MS = 200;
 /** The longest rest after a pass, so a slow pass does not leave the next write's answers unrefreshed for long. */
 const MAX_REST_MS = 5000;
 
-export interface Watch {
+interface Watch {
   projectId: string;
-  /** When it was last asked, on the asker's clock. */
+  /** When it was last asked, on the refresher's clock. */
   askedAt: number;
-  clock: Clock;
-  /** Answers the question again through the answer cache (stored under the current data version). */
-  rerun: () => Promise<unknown>;
+  rerun: Rerun;
 }
+
+/** Answers a question again through the answer cache (stored under the current data version), at `clock`. */
+export type Rerun = (clock: Clock) => Promise<unknown>;
 
 /**
  * Keeps recently asked answers fresh (README "Answer cache → Kept fresh"): after a write moved a
@@ -53,10 +59,10 @@ export class AnswerRefresher {
   constructor(private readonly opts: RefreshOptions) {}
 
   /** Records that `key` (a question of `projectId`) was asked now; `rerun` answers it again. */
-  watch(key: string, watch: Watch): void {
+  watch(key: string, projectId: string, rerun: Rerun): void {
     if (this.closed || this.opts.watchMs <= 0) return;
     this.watched.delete(key);
-    this.watched.set(key, watch);
+    this.watched.set(key, { projectId, askedAt: this.opts.clock.now(), rerun });
     const max = this.opts.maxWatched ?? 1000;
     while (this.watched.size > max) this.watched.delete(this.watched.keys().next().value!);
   }
@@ -135,14 +141,14 @@ export class AnswerRefresher {
       // Most recently asked first: the likeliest to be asked again soon.
       const watches = [...this.watched.entries()].filter(([, w]) => w.projectId === projectId).reverse();
       for (const [key, w] of watches) {
-        if (w.clock.now() - w.askedAt > this.opts.watchMs) {
+        if (this.opts.clock.now() - w.askedAt > this.opts.watchMs) {
           this.watched.delete(key);
           continue;
         }
         await this.idle();
         if (this.closed) return;
         try {
-          this.running = w.rerun();
+          this.running = w.rerun(this.opts.clock);
           await this.running;
           this.counts.refreshed++;
         } catch {

@@ -48,7 +48,7 @@ const refreshed = () => cache.refresher!.counts.refreshed;
 beforeAll(async () => {
   h = await createHarness({ clock });
   const versions = redisDataVersions(h.deps.redis);
-  cache = new AnswerCache(versions, undefined, { watchMs: 10 * MINUTE });
+  cache = new AnswerCache(versions, undefined, { watchMs: 10 * MINUTE, clock });
   deps = { ...h.deps, answers: cache, rowStore: versionedRowStore(h.deps.rowStore, versions, (projects) => cache.written(projects)) };
   await write(Array.from({ length: 30 }, (_, i) => pageview(clock.now() - (i % 10) * DAY - (i + 1) * MINUTE, project, `/p${i % 4}`)));
   await cache.refresher!.settled();
@@ -96,6 +96,19 @@ describe('answers kept fresh after a write', () => {
     clock.advance(900);
     await ask('countries', { period: '30d' });
     expect(counts().computed).toBe(c.computed + 1);
+  });
+
+  it("refreshes at its own clock, not the asker's (an export pins its clock): the next asker is served", async () => {
+    const pinnedAt = clock.now();
+    const pinned = { ...deps, clock: { now: () => pinnedAt } };
+    await ask('cities', { period: '30d' }, pinned);
+    clock.advance(2 * MINUTE);
+    await write([pageview(clock.now() - 2500, project, '/pinned')]);
+    await cache.refresher!.settled();
+    const c = counts();
+    clock.advance(700);
+    expect(await ask('cities', { period: '30d' })).toEqual(await uncached('cities', { period: '30d' }));
+    expect(counts().reused).toBe(c.reused + 1);
   });
 
   it("gives way to a user's question: nothing is refreshed while one is being answered", async () => {
@@ -159,5 +172,5 @@ describe('answers kept fresh after a write', () => {
     // The walk must have been served refreshed answers, or it tested nothing of the refresher.
     expect(refreshed() - before.refreshed).toBeGreaterThan(10);
     expect(cache.counts.reused - before.reused).toBeGreaterThan(3);
-  });
+  }, 120_000);
 });

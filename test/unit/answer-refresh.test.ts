@@ -7,18 +7,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('AnswerRefresher pacing', () => {
   it('rests after a pass as long as the pass took, so refreshing takes at most half the time', async () => {
     const clock = fixedClock(1_000_000);
-    const refresher = new AnswerRefresher({ watchMs: 60_000 });
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
     const passes: { start: number; end: number }[] = [];
     let began!: () => void;
     const firstBegan = new Promise<void>((resolve) => (began = resolve));
-    refresher.watch('q', {
-      projectId: 'p', askedAt: clock.now(), clock,
-      rerun: async () => {
-        const start = performance.now();
-        began();
-        await sleep(120);
-        passes.push({ start, end: performance.now() });
-      },
+    refresher.watch('q', 'p', async () => {
+      const start = performance.now();
+      began();
+      await sleep(120);
+      passes.push({ start, end: performance.now() });
     });
     refresher.written(['p']);
     await firstBegan;
@@ -31,9 +28,9 @@ describe('AnswerRefresher pacing', () => {
 
   it('watches at most maxWatched questions, the least recently asked going first', async () => {
     const clock = fixedClock(0);
-    const refresher = new AnswerRefresher({ watchMs: 60_000, maxWatched: 2 });
+    const refresher = new AnswerRefresher({ watchMs: 60_000, maxWatched: 2, clock });
     const ran: string[] = [];
-    for (const key of ['a', 'b', 'c']) refresher.watch(key, { projectId: 'p', askedAt: 0, clock, rerun: async () => void ran.push(key) });
+    for (const key of ['a', 'b', 'c']) refresher.watch(key, 'p', async () => void ran.push(key));
     refresher.written('all');
     await refresher.settled();
     expect(ran.sort()).toEqual(['b', 'c']);
@@ -41,9 +38,9 @@ describe('AnswerRefresher pacing', () => {
 
   it('refreshes nothing once closed', async () => {
     const clock = fixedClock(0);
-    const refresher = new AnswerRefresher({ watchMs: 60_000 });
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
     let ran = 0;
-    refresher.watch('a', { projectId: 'p', askedAt: 0, clock, rerun: async () => void ran++ });
+    refresher.watch('a', 'p', async () => void ran++);
     await refresher.close();
     refresher.written(['p']);
     await refresher.settled();
@@ -54,9 +51,9 @@ describe('AnswerRefresher pacing', () => {
 describe('AnswerRefresher and writes in a row', () => {
   it('starts a pass only once writes have paused (an import refreshed once, after its last block)', async () => {
     const clock = fixedClock(0);
-    const refresher = new AnswerRefresher({ watchMs: 60_000 });
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
     const starts: number[] = [];
-    refresher.watch('q', { projectId: 'p', askedAt: 0, clock, rerun: async () => void starts.push(performance.now()) });
+    refresher.watch('q', 'p', async () => void starts.push(performance.now()));
     let lastWrite = 0;
     for (let i = 0; i < 8; i++) {
       refresher.written(['p']);
@@ -70,8 +67,8 @@ describe('AnswerRefresher and writes in a row', () => {
 
   it('closing cuts a wait short', async () => {
     const clock = fixedClock(0);
-    const refresher = new AnswerRefresher({ watchMs: 60_000 });
-    refresher.watch('q', { projectId: 'p', askedAt: 0, clock, rerun: async () => {} });
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
+    refresher.watch('q', 'p', async () => {});
     refresher.written(['p']);
     const t = performance.now();
     await refresher.close();
@@ -82,18 +79,15 @@ describe('AnswerRefresher and writes in a row', () => {
 describe('AnswerRefresher.current', () => {
   it('resolves when the question in progress is answered; with a user question held, none starts after it', async () => {
     const clock = fixedClock(0);
-    const refresher = new AnswerRefresher({ watchMs: 60_000 });
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
     const ran: string[] = [];
     let began!: () => void;
     const firstBegan = new Promise<void>((resolve) => (began = resolve));
-    refresher.watch('a', { projectId: 'p', askedAt: 0, clock, rerun: async () => void ran.push('a') });
-    refresher.watch('b', {
-      projectId: 'p', askedAt: 0, clock,
-      rerun: async () => {
-        began();
-        await sleep(80);
-        ran.push('b');
-      },
+    refresher.watch('a', 'p', async () => void ran.push('a'));
+    refresher.watch('b', 'p', async () => {
+      began();
+      await sleep(80);
+      ran.push('b');
     });
     refresher.written(['p']);
     await firstBegan;
