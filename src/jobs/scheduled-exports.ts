@@ -25,8 +25,9 @@ async function collect(chunks: AsyncIterable<string>): Promise<string> {
 
 async function runOne(deps: Deps, project: Project, schedule: ExportSchedule, slot: number, now: number, fetchImpl?: Fetch): Promise<ExportRun | null> {
   const store = deps.exportStore!;
-  // The same generator as GET …/export, run as the owner would see it.
-  const csv = await collect(buildExportCsv({ deps, project, role: 'owner' }, {
+  // The same generator as GET …/export, run as the owner would see it. Without the answer cache: a
+  // scheduled export is no viewer, so its questions are neither reused nor kept fresh afterwards.
+  const csv = await collect(buildExportCsv({ deps: { ...deps, answers: undefined }, project, role: 'owner' }, {
     period: schedule.period,
     limit: schedule.limit,
     filters: parseFilters(schedule.filters ?? ''),

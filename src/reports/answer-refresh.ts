@@ -58,6 +58,11 @@ export class AnswerRefresher {
 
   constructor(private readonly opts: RefreshOptions) {}
 
+  /** How many questions are watched now. */
+  get watching(): number {
+    return this.watched.size;
+  }
+
   /** Records that `key` (a question of `projectId`) was asked now; `rerun` answers it again. */
   watch(key: string, projectId: string, rerun: Rerun): void {
     if (this.closed || this.opts.watchMs <= 0) return;

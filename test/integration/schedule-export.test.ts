@@ -8,6 +8,8 @@ import { fixedClock } from '../../src/adapters/clock.js';
 import { createApp, type App } from '../../src/app.js';
 import type { Deps } from '../../src/deps.js';
 import { DUE_KEY } from '../../src/export/schedule-store.js';
+import { redisDataVersions } from '../../src/adapters/data-version.js';
+import { AnswerCache } from '../../src/reports/answer-cache.js';
 import { getProject, setMember } from '../../src/projects/store.js';
 import { nodeExportStore } from '../../src/jobs/node-export-store.js';
 import { startScheduler } from '../../src/jobs/node-scheduler.js';
@@ -52,7 +54,17 @@ const call = (method: string, path: string, token: string, body?: unknown) =>
   );
 const schedulePath = () => `/api/v1/projects/${domain}/export/schedule`;
 const run = async () => {
-  const summary = await runScheduledJobs(deps, clock.now(), { fetch: toLocalHook, onlyProjects: new Set([projectId]) });
+  // The jobs get an answer cache that keeps answers fresh, as npm start's: a scheduled export must
+  // not ask through it (nothing it asked would then be watched and refreshed for minutes after the
+  // run), so the cache never even reads a data version.
+  const versions = redisDataVersions(deps.redis);
+  let versionReads = 0;
+  const counted = { current: (id: string) => (versionReads++, versions.current(id)), moved: versions.moved };
+  const answers = new AnswerCache(counted, undefined, { watchMs: 600_000, clock });
+  const summary = await runScheduledJobs({ ...deps, answers }, clock.now(), { fetch: toLocalHook, onlyProjects: new Set([projectId]) });
+  expect(versionReads).toBe(0);
+  expect(answers.refresher!.watching).toBe(0);
+  await answers.close();
   expect(summary.errors).toEqual([]);
   return summary.exports.filter((r) => r.projectId === projectId);
 };
