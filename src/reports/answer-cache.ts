@@ -75,7 +75,8 @@ export class AnswerCache {
     if (!reusable(question.input, now)) return compute(pinned);
     const asked = JSON.stringify([question.name, question.role ?? '', question.project, canonical(question.input)]);
     watch?.(asked);
-    const key = JSON.stringify([asked, Math.floor(now / GRID_MS), version]);
+    // `asked` is JSON (it ends in `]`), so appending the cell and version cannot make two keys meet.
+    const key = `${asked}${Math.floor(now / GRID_MS)}/${version}`;
     // No await between this lookup and `pending.set` below when nothing is found: a question asked
     // several times at once then runs once.
     const running = this.entries.has(key) ? undefined : this.pending.get(key);

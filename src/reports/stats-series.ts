@@ -3,17 +3,12 @@ import { sharedPart, sharesParts } from './answer-cache.js';
 import type { ReportContext } from './definition.js';
 import type { ResolvedPeriod } from './periods.js';
 import type { Source } from './planner.js';
-import { dailyRowsFitBuckets, queryRows, rollupParams } from './query.js';
+import { dailyRowsFitBuckets, queryRows, rollupParams, type RowOf, type RowSpec } from './query.js';
 import { STATS_AND_SERIES_SQL } from './sql/timeseries.js';
 
-/** Stats' headline sums of a period (avgDurationSeconds = duration_total ÷ leave_sessions). */
-export interface StatsTotals {
-  pageviews: number;
-  visitors: number;
-  sessions: number;
-  duration_total: number;
-  leave_sessions: number;
-}
+/** Stats' headline sums of a period (avgDurationSeconds = duration_total ÷ leave_sessions), as read back from either query. */
+export const STATS_TOTALS = { pageviews: 'number', visitors: 'number', sessions: 'number', duration_total: 'number', leave_sessions: 'number' } as const satisfies RowSpec;
+export type StatsTotals = RowOf<typeof STATS_TOTALS>;
 
 /** Stats' totals and the time series' points (by bucket key, as sql/timeseries.ts keys them) of one period. */
 export interface StatsAndSeries {
@@ -37,18 +32,11 @@ export const sharesStatsAndSeries = (ctx: ReportContext, period: ResolvedPeriod,
 export function statsAndSeries(ctx: ReportContext, period: ResolvedPeriod, input: AnalysisInput): Promise<StatsAndSeries> {
   return sharedPart(ctx, `stats-and-series:${period.granularity}`, input, async (deps) => {
     const params = await rollupParams(deps, 'events', ctx.project.id, period, { daily: true });
-    const rows = await queryRows(deps, STATS_AND_SERIES_SQL[period.granularity], params, {
-      k: 'string', total: 'number', pageviews: 'number', visitors: 'number', sessions: 'number', duration_total: 'number', leave_sessions: 'number',
-    });
+    const rows = await queryRows(deps, STATS_AND_SERIES_SQL[period.granularity], params, { k: 'string', total: 'number', ...STATS_TOTALS });
     const total = rows.find((r) => r.total === 1);
+    const sums = Object.keys(STATS_TOTALS) as (keyof StatsTotals)[];
     return {
-      totals: {
-        pageviews: total?.pageviews ?? 0,
-        visitors: total?.visitors ?? 0,
-        sessions: total?.sessions ?? 0,
-        duration_total: total?.duration_total ?? 0,
-        leave_sessions: total?.leave_sessions ?? 0,
-      },
+      totals: Object.fromEntries(sums.map((name) => [name, total?.[name] ?? 0])) as StatsTotals,
       points: rows.filter((r) => r.total === 0).map(({ k, pageviews, visitors }) => ({ k, pageviews, visitors })),
     };
   });

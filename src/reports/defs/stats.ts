@@ -10,7 +10,7 @@ import type { Source } from '../planner.js';
 import { queryOne, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { avgVisitSeconds, STATS_SQL } from '../sql/stats.js';
-import { sharesStatsAndSeries, statsAndSeries } from '../stats-series.js';
+import { sharesStatsAndSeries, STATS_TOTALS, statsAndSeries } from '../stats-series.js';
 import { visitRatesOf } from '../visits-by-source.js';
 
 const nullableNum = (description: string) => v.pipe(v.nullable(v.number()), v.description(description));
@@ -62,13 +62,7 @@ async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: read
   const totalsOf = async () =>
     input && sharesStatsAndSeries(ctx, period, source)
       ? (await statsAndSeries(ctx, period, input)).totals
-      : queryOne(ctx.deps, STATS_SQL[source], await sourceParams(ctx.deps, ctx.project.id, period, source), {
-          pageviews: 'number',
-          visitors: 'number',
-          sessions: 'number',
-          duration_total: 'number',
-          leave_sessions: 'number',
-        });
+      : queryOne(ctx.deps, STATS_SQL[source], await sourceParams(ctx.deps, ctx.project.id, period, source), STATS_TOTALS);
   const [totals, rates] = await Promise.all([totalsOf(), visitRatesOf(ctx, period, input)]);
   return {
     pageviews: totals.pageviews,
