@@ -18,6 +18,12 @@ export interface NodeClickHouseOptions {
 export interface NodeClickHouse {
   client: ClickHouseClient;
   rowStore: RowStore;
+  /**
+   * Closes the client and, on the embedded engine, waits for the work still running in it: an
+   * insert whose caller stopped waiting goes on inside the engine, and a process that exits
+   * under it crashes (SIGSEGV) instead of exiting with its code.
+   */
+  close(): Promise<void>;
 }
 
 /** The Node client sends the rows as a stream after the statement, without turning them into a string. */
@@ -43,11 +49,12 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
       database: opts.database,
       clickhouse_settings: clickhouseSettings,
     }) as unknown as ClickHouseClient;
-    return { client, rowStore: serverRowStore(client, streamedRows) };
+    return { client, rowStore: serverRowStore(client, streamedRows), close: () => client.close() };
   }
   const path = resolve(opts.dataDir, 'clickhouse');
   mkdirSync(path, { recursive: true });
   const { createChdbConnection } = await import('chdb/connection');
+  const { drainPending } = await import('chdb');
   const connection = createChdbConnection({ path });
   const client = createClient({
     // chdb's Connection is structurally the client's; the published types differ only nominally.
@@ -56,5 +63,9 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   } as never) as unknown as ClickHouseClient;
   // Bulk bodies are handed over as files (see embeddedRowStore).
   const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
-  return { client, rowStore: embeddedRowStore(client, connection.chdb.rawInsert, spool) };
+  const close = async () => {
+    await client.close();
+    await drainPending();
+  };
+  return { client, rowStore: embeddedRowStore(client, connection.chdb.rawInsert, spool), close };
 }

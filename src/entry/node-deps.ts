@@ -36,7 +36,7 @@ export async function buildNodeRuntime(
     redis = resp.redis;
     closeRedis = resp.close;
   }
-  const { client: clickhouse, rowStore: store } = await connectNodeClickHouse({
+  const { client: clickhouse, rowStore: store, close: closeClickHouse } = await connectNodeClickHouse({
     url: config.CLICKHOUSE_URL,
     username: config.CLICKHOUSE_USER,
     password: config.CLICKHOUSE_PASSWORD,
@@ -71,7 +71,7 @@ export async function buildNodeRuntime(
       await answers.close();
       await opts.importParsers?.close();
       await closeRedis();
-      await clickhouse.close();
+      await closeClickHouse();
     },
   };
 }
