@@ -469,6 +469,13 @@ async function main() {
     }
     const par = await series(runs, () => Promise.all(Array.from({ length: 12 }, () => engine('SELECT count() FROM system.one'))));
     erows.push(['12 × system.one in parallel (whole batch)', ms(percentile(par, 50)), ms(percentile(par, 95))]);
+    // chdb runs queries with bound parameters one at a time, process-wide (README, "Embedded engine"):
+    // a dashboard's parallel requests cannot overlap inside the engine, only add up.
+    const visitSized = `SELECT count() FROM (SELECT session_id, any(visitor_id), argMin(referrer_source, ts) FROM events WHERE project_id = {p:String} AND ts >= now() - INTERVAL 30 DAY GROUP BY session_id)`;
+    const inARow = await series(runs, async () => { await engine(visitSized, { p: PROJECT_ID }); await engine(visitSized, { p: PROJECT_ID }); });
+    const together = await series(runs, () => Promise.all([engine(visitSized, { p: PROJECT_ID }), engine(visitSized, { p: PROJECT_ID })]));
+    erows.push(['2 × a visit pass (bound), one after another', ms(percentile(inARow, 50)), ms(percentile(inARow, 95))]);
+    erows.push([`2 × a visit pass (bound), in parallel (${(percentile(together, 50) / percentile(inARow, 50)).toFixed(2)} of in a row)`, ms(percentile(together, 50)), ms(percentile(together, 95))]);
     const overhead = await series(runs, () => call(''));
     erows.push(['API overhead: GET project (auth, rate limit, Redis)', ms(percentile(overhead, 50)), ms(percentile(overhead, 95))]);
     printTable(['probe', 'p50 ms', 'p95 ms'], erows);
