@@ -11,13 +11,24 @@ export interface RefreshOptions {
    * the clock every refresh is answered at (an asker's clock may be pinned: an export's is).
    */
   clock: Clock;
+  /** A round is worked in slices of about this much refresh time, each followed by an equal rest (default 1000 ms). */
+  sliceMs?: number;
 }
 
 /** Writes must have paused this long before a pass starts: an import's blocks arrive back to back, and are refreshed once. */
 const SETTLE_MS = 200;
 
-/** The longest rest after a pass, so a slow pass does not leave the next write's answers unrefreshed for long. */
+/** The slice of refresh time after which the refresher rests as long (RefreshOptions.sliceMs). */
+const SLICE_MS = 1000;
+
+/** The longest rest, should one question outlast its slice by far. */
 const MAX_REST_MS = 5000;
+
+/** A project's questions still to refresh since its last write (`keys` is taken when the round starts), and that write's number. */
+interface Round {
+  keys: string[] | undefined;
+  write: number;
+}
 
 interface Watch {
   projectId: string;
@@ -36,12 +47,16 @@ export type Rerun = (clock: Clock) => Promise<unknown>;
  * decides what may be reused — every refresh goes through the answer cache's own rules — it only
  * chooses when to ask. It gives way to users: a question is refreshed only while no user's
  * question is being answered, only once writes have paused for a moment (an import's blocks are
- * refreshed once, after the last), and after each project's pass it rests as long as the pass
- * took, so refreshing takes at most half the engine's time.
+ * refreshed once, after the last), and after each slice of refresh time it rests as long as the
+ * slice took, so refreshing takes at most half the engine's time. Each write starts the
+ * project's round again from its most recently asked question, so where refreshing everything
+ * outlasts the time between writes, the questions being looked at now are the ones kept fresh.
  */
 export class AnswerRefresher {
   private readonly watched = new Map<string, Watch>();
-  private readonly queue = new Set<string>();
+  /** Projects with questions to refresh, in the order their rounds are worked. */
+  private readonly rounds = new Map<string, Round>();
+  private writes = 0;
   private loop: Promise<void> | undefined;
   private userQuestions = 0;
   private idleWaiters: (() => void)[] = [];
@@ -88,10 +103,11 @@ export class AnswerRefresher {
     if (this.closed) return;
     this.lastWrite = performance.now();
     const ids = new Set(projectIds === 'all' ? [...this.watched.values()].map((w) => w.projectId) : projectIds);
+    const write = ++this.writes;
     let any = false;
     for (const w of this.watched.values()) {
-      if (ids.has(w.projectId)) {
-        this.queue.add(w.projectId);
+      if (ids.has(w.projectId) && this.rounds.get(w.projectId)?.write !== write) {
+        this.rounds.set(w.projectId, { keys: undefined, write });
         any = true;
       }
     }
@@ -115,7 +131,7 @@ export class AnswerRefresher {
   /** Stops refreshing: what is queued is dropped, a running refresh is awaited. */
   async close(): Promise<void> {
     this.closed = true;
-    this.queue.clear();
+    this.rounds.clear();
     this.watched.clear();
     for (const wake of this.idleWaiters.splice(0)) wake();
     this.cutSleep?.();
@@ -134,18 +150,20 @@ export class AnswerRefresher {
   }
 
   private async drain(): Promise<void> {
-    while (!this.closed && this.queue.size > 0) {
+    while (!this.closed && this.rounds.size > 0) {
       const wait = Math.max(this.restUntil, this.lastWrite + SETTLE_MS) - performance.now();
       if (wait > 0) {
         await this.sleep(wait);
         continue;
       }
-      const projectId = this.queue.values().next().value!;
-      this.queue.delete(projectId);
       const started = performance.now();
-      // Most recently asked first: the likeliest to be asked again soon.
-      const watches = [...this.watched.entries()].filter(([, w]) => w.projectId === projectId).reverse();
-      for (const [key, w] of watches) {
+      const [projectId, round] = this.rounds.entries().next().value!;
+      // Most recently asked first: the likeliest to be asked again soon (taken now, so questions asked since the write count).
+      round.keys ??= [...this.watched.entries()].filter(([, w]) => w.projectId === projectId).map(([key]) => key).reverse();
+      while (round.keys.length > 0 && this.rounds.get(projectId) === round && performance.now() - started < (this.opts.sliceMs ?? SLICE_MS)) {
+        const key = round.keys.shift()!;
+        const w = this.watched.get(key);
+        if (!w) continue;
         if (this.opts.clock.now() - w.askedAt > this.opts.watchMs) {
           this.watched.delete(key);
           continue;
@@ -162,6 +180,11 @@ export class AnswerRefresher {
         } finally {
           this.running = undefined;
         }
+      }
+      // Done, or cut by a newer write (whose round starts again from the top); otherwise the next project's turn.
+      if (this.rounds.get(projectId) === round) {
+        this.rounds.delete(projectId);
+        if (round.keys.length > 0) this.rounds.set(projectId, round);
       }
       const ended = performance.now();
       this.restUntil = ended + Math.min(ended - started, MAX_REST_MS);

@@ -5,7 +5,7 @@ import { AnswerRefresher } from '../../src/reports/answer-refresh.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('AnswerRefresher pacing', () => {
-  it('rests after a pass as long as the pass took, so refreshing takes at most half the time', async () => {
+  it('rests after a slice as long as the slice took, so refreshing takes at most half the time', async () => {
     const clock = fixedClock(1_000_000);
     const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
     const passes: { start: number; end: number }[] = [];
@@ -19,11 +19,53 @@ describe('AnswerRefresher pacing', () => {
     });
     refresher.written(['p']);
     await firstBegan;
-    // Written again while the first pass runs: a second pass follows, after the rest.
+    // Written again while the first slice runs: a new round follows, after the rest.
     refresher.written(['p']);
     await refresher.settled();
     expect(passes).toHaveLength(2);
     expect(passes[1]!.start - passes[0]!.end).toBeGreaterThanOrEqual(110);
+  });
+
+  it('works a round longer than a slice in slices, each followed by a rest as long, and goes on where it stopped', async () => {
+    const clock = fixedClock(0);
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock, sliceMs: 100 });
+    const runs: { key: string; start: number; end: number }[] = [];
+    for (const key of ['q1', 'q2', 'q3', 'q4']) {
+      refresher.watch(key, 'p', async () => {
+        const start = performance.now();
+        await sleep(60);
+        runs.push({ key, start, end: performance.now() });
+      });
+    }
+    refresher.written(['p']);
+    await refresher.settled();
+    // Most recently asked first; the slice ends once 100 ms have gone (after two 60 ms questions).
+    expect(runs.map((r) => r.key)).toEqual(['q4', 'q3', 'q2', 'q1']);
+    expect(runs[1]!.start - runs[0]!.end).toBeLessThan(50);
+    expect(runs[2]!.start - runs[1]!.end).toBeGreaterThanOrEqual(110);
+    expect(runs[3]!.start - runs[2]!.end).toBeLessThan(50);
+  });
+
+  it('starts the round again from the most recently asked question when the project is written during it', async () => {
+    const clock = fixedClock(0);
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
+    const ran: string[] = [];
+    let began!: () => void;
+    const firstBegan = new Promise<void>((resolve) => (began = resolve));
+    refresher.watch('a', 'p', async () => void ran.push('a'));
+    refresher.watch('b', 'p', async () => void ran.push('b'));
+    refresher.watch('c', 'p', async () => {
+      began();
+      await sleep(60);
+      ran.push('c');
+    });
+    refresher.written(['p']);
+    await firstBegan;
+    // The answers of the older round's remaining questions would be computed at the newer version
+    // anyway; the newest question comes first again, so what is looked at now is fresh soonest.
+    refresher.written(['p']);
+    await refresher.settled();
+    expect(ran).toEqual(['c', 'c', 'b', 'a']);
   });
 
   it('watches at most maxWatched questions, the least recently asked going first', async () => {
