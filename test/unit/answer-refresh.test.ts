@@ -4,6 +4,24 @@ import { AnswerRefresher } from '../../src/reports/answer-refresh.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A refresher of project `p` watching `quick` questions (each records its key when refreshed), then
+ * `slow`, the newest, which records its key `ms` after it starts; `slowBegan` resolves as it starts.
+ */
+function watchingSlowNewest(quick: string[], slow: string, ms: number) {
+  const refresher = new AnswerRefresher({ watchMs: 60_000, clock: fixedClock(0) });
+  const ran: string[] = [];
+  let began!: () => void;
+  const slowBegan = new Promise<void>((resolve) => (began = resolve));
+  for (const key of quick) refresher.watch(key, 'p', async () => void ran.push(key));
+  refresher.watch(slow, 'p', async () => {
+    began();
+    await sleep(ms);
+    ran.push(slow);
+  });
+  return { refresher, ran, slowBegan };
+}
+
 describe('AnswerRefresher pacing', () => {
   it('rests after a slice as long as the slice took, so refreshing takes at most half the time', async () => {
     const clock = fixedClock(1_000_000);
@@ -47,20 +65,9 @@ describe('AnswerRefresher pacing', () => {
   });
 
   it('starts the round again from the most recently asked question when the project is written during it', async () => {
-    const clock = fixedClock(0);
-    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
-    const ran: string[] = [];
-    let began!: () => void;
-    const firstBegan = new Promise<void>((resolve) => (began = resolve));
-    refresher.watch('a', 'p', async () => void ran.push('a'));
-    refresher.watch('b', 'p', async () => void ran.push('b'));
-    refresher.watch('c', 'p', async () => {
-      began();
-      await sleep(60);
-      ran.push('c');
-    });
+    const { refresher, ran, slowBegan } = watchingSlowNewest(['a', 'b'], 'c', 60);
     refresher.written(['p']);
-    await firstBegan;
+    await slowBegan;
     // The answers of the older round's remaining questions would be computed at the newer version
     // anyway; the newest question comes first again, so what is looked at now is fresh soonest.
     refresher.written(['p']);
@@ -120,19 +127,9 @@ describe('AnswerRefresher and writes in a row', () => {
 
 describe('AnswerRefresher.current', () => {
   it('resolves when the question in progress is answered; with a user question held, none starts after it', async () => {
-    const clock = fixedClock(0);
-    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
-    const ran: string[] = [];
-    let began!: () => void;
-    const firstBegan = new Promise<void>((resolve) => (began = resolve));
-    refresher.watch('a', 'p', async () => void ran.push('a'));
-    refresher.watch('b', 'p', async () => {
-      began();
-      await sleep(80);
-      ran.push('b');
-    });
+    const { refresher, ran, slowBegan } = watchingSlowNewest(['a'], 'b', 80);
     refresher.written(['p']);
-    await firstBegan;
+    await slowBegan;
     const hold = refresher.userQuestion();
     await refresher.current();
     expect(ran).toEqual(['b']);
