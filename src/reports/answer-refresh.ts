@@ -24,10 +24,9 @@ const SLICE_MS = 1000;
 /** The longest rest, should one question outlast its slice by far. */
 const MAX_REST_MS = 5000;
 
-/** A project's questions still to refresh since its last write (`keys` is taken when the round starts), and that write's number. */
+/** A project's questions still to refresh since its last write (taken when the round starts); a write replaces the round. */
 interface Round {
   keys: string[] | undefined;
-  write: number;
 }
 
 interface Watch {
@@ -56,7 +55,6 @@ export class AnswerRefresher {
   private readonly watched = new Map<string, Watch>();
   /** Projects with questions to refresh, in the order their rounds are worked. */
   private readonly rounds = new Map<string, Round>();
-  private writes = 0;
   private loop: Promise<void> | undefined;
   private userQuestions = 0;
   private idleWaiters: (() => void)[] = [];
@@ -102,16 +100,10 @@ export class AnswerRefresher {
   written(projectIds: readonly string[] | 'all'): void {
     if (this.closed) return;
     this.lastWrite = performance.now();
-    const ids = new Set(projectIds === 'all' ? [...this.watched.values()].map((w) => w.projectId) : projectIds);
-    const write = ++this.writes;
-    let any = false;
-    for (const w of this.watched.values()) {
-      if (ids.has(w.projectId) && this.rounds.get(w.projectId)?.write !== write) {
-        this.rounds.set(w.projectId, { keys: undefined, write });
-        any = true;
-      }
-    }
-    if (any && !this.loop) {
+    const watchedProjects = new Set([...this.watched.values()].map((w) => w.projectId));
+    const moved = projectIds === 'all' ? [...watchedProjects] : projectIds.filter((id) => watchedProjects.has(id));
+    for (const projectId of moved) this.rounds.set(projectId, { keys: undefined });
+    if (moved.length > 0 && !this.loop) {
       this.loop = this.drain().finally(() => {
         this.loop = undefined;
       });
