@@ -117,7 +117,9 @@ export function createChunkParser(
     const errors: ParsedChunk['errors'] = [];
     let rejected = 0;
     for (let i = 0; i < lines.length; i++) {
-      const raw = lines[i]!;
+      // A byte order mark opening a line is dropped wherever the line stands: a file's own, or one
+      // of several files joined (parseLineBytes keeps them, so a chunk's start is no different).
+      const raw = lines[i]!.charCodeAt(0) === 0xfeff ? lines[i]!.slice(1) : lines[i]!;
       const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
       // A line opening an object is not blank; only others need the trim.
       if (text.length === 0 || (text.charCodeAt(0) !== 0x7b && text.trim() === '')) continue;
@@ -145,7 +147,8 @@ export interface ParsedLines extends ParsedChunk {
   lines: number;
 }
 
-const decoder = new TextDecoder();
+// Keeps a leading U+FEFF: the line parser drops it from every line alike (else a chunk's first line would differ).
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * Parses bytes holding whole lines (the last one may lack its newline) with a chunk parser. The
