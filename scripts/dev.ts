@@ -19,7 +19,7 @@ import { startUpstashBridge } from './bridges/upstash-rest.js';
 async function main() {
   const config = parseConfig(process.env);
   await ensureLocalRedis(config.REDIS_URL, config.DATA_DIR);
-  const { client: clickhouse } = await connectNodeClickHouse({ dataDir: config.DATA_DIR });
+  const { client: clickhouse, close: closeClickHouse } = await connectNodeClickHouse({ dataDir: config.DATA_DIR });
   await migrate(clickhouse, { retentionDays: config.RETENTION_DAYS });
   const token = randomBytes(16).toString('hex');
   const ch = await startClickHouseBridge({ clickhouse });
@@ -63,7 +63,8 @@ async function main() {
     }
     await upstash.close();
     await ch.close();
-    await clickhouse.close();
+    // Waits for an insert the bridge was still running: exiting under it crashes the process.
+    await closeClickHouse();
     process.exit(code);
   };
   child.once('exit', (code) => void stop(code ?? 1));

@@ -21,7 +21,8 @@ export interface NodeClickHouse {
   /**
    * Closes the client and, on the embedded engine, waits for the work still running in it: an
    * insert whose caller stopped waiting goes on inside the engine, and a process that exits
-   * under it crashes (SIGSEGV) instead of exiting with its code.
+   * under it crashes (SIGSEGV) instead of exiting with its code. What an entry point closes at
+   * shutdown; `client.close()` alone does not wait.
    */
   close(): Promise<void>;
 }
