@@ -119,7 +119,8 @@ export function createChunkParser(
     for (let i = 0; i < lines.length; i++) {
       // A byte order mark opening a line is dropped wherever the line stands: a file's own, or one
       // of several files joined (parseLineBytes keeps them, so a chunk's start is no different).
-      const raw = lines[i]!.charCodeAt(0) === 0xfeff ? lines[i]!.slice(1) : lines[i]!;
+      const line = lines[i]!;
+      const raw = line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
       const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
       // A line opening an object is not blank; only others need the trim.
       if (text.length === 0 || (text.charCodeAt(0) !== 0x7b && text.trim() === '')) continue;
