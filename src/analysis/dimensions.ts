@@ -11,16 +11,24 @@ export const COUNTED_KINDS = "kind IN ('pageview', 'custom', 'transaction')";
  * pageview, the exit page from its last; channel is derived from source and UTM values.
  * Closed table: a dimension name reaches SQL only through it.
  */
-const FIRST = (column: string) => `argMinIf(${column}, ts, ${COUNTED_KINDS})`;
-const VISIT_ATTRIBUTES: Readonly<Record<Exclude<VisitDimension, 'channel'>, string>> = {
+interface VisitAttribute {
+  /** The events column the attribute is taken from. */
+  column: string;
+  /** The events it may come from. */
+  kinds: string;
+  /** argMinIf: the first such event's value; argMaxIf: the last one's. */
+  pick: 'argMinIf' | 'argMaxIf';
+}
+const FIRST = (column: string): VisitAttribute => ({ column, kinds: COUNTED_KINDS, pick: 'argMinIf' });
+const VISIT_ATTRIBUTES: Readonly<Record<Exclude<VisitDimension, 'channel'>, VisitAttribute>> = {
   source: FIRST('referrer_source'),
   utmSource: FIRST('utm_source'),
   utmMedium: FIRST('utm_medium'),
   utmCampaign: FIRST('utm_campaign'),
   utmTerm: FIRST('utm_term'),
   utmContent: FIRST('utm_content'),
-  entryPage: "argMinIf(path, ts, kind = 'pageview')",
-  exitPage: "argMaxIf(path, ts, kind = 'pageview')",
+  entryPage: { column: 'path', kinds: "kind = 'pageview'", pick: 'argMinIf' },
+  exitPage: { column: 'path', kinds: "kind = 'pageview'", pick: 'argMaxIf' },
   country: FIRST('country_code'),
   region: FIRST('region'),
   city: FIRST('city'),
@@ -28,6 +36,18 @@ const VISIT_ATTRIBUTES: Readonly<Record<Exclude<VisitDimension, 'channel'>, stri
   os: FIRST('os'),
   device: FIRST('device'),
 };
+
+/**
+ * Where a visit attribute comes from on a single event: the events its value may be taken from
+ * and the column holding it there. A visit whose attribute meets a condition holds such an event
+ * meeting it, unless the attribute is empty for want of one. Null for channel (derived, not read).
+ */
+export function visitAttributeSource(d: VisitDimension): { kinds: string; column: string } | null {
+  if (d === 'channel') return null;
+  // The column itself, not toString of it: conditions on a LowCardinality column run over its dictionary.
+  const { kinds, column } = VISIT_ATTRIBUTES[d];
+  return { kinds, column };
+}
 
 /** The column a visit attribute has in the visits subquery. */
 export const visitColumn = (d: VisitDimension) => `v_${d}`;
@@ -42,7 +62,10 @@ export function visitAttributeColumns(needed: ReadonlySet<VisitDimension>): stri
     if (d === 'channel') ['source', 'utmSource', 'utmMedium', 'utmCampaign'].forEach((n) => names.add(n as never));
     else names.add(d);
   }
-  return [...names].map((n) => `toString(${VISIT_ATTRIBUTES[n]}) AS ${visitColumn(n)}`);
+  return [...names].map((n) => {
+    const { pick, column, kinds } = VISIT_ATTRIBUTES[n];
+    return `toString(${pick}(${column}, ts, ${kinds})) AS ${visitColumn(n)}`;
+  });
 }
 
 /**

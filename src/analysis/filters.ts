@@ -160,6 +160,15 @@ export function filterCondition(f: Filter, target: string, binder: Binder): stri
   return parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
 }
 
+/**
+ * Whether `f` holds for the empty value: is / is_not with `''` or a pattern of `*` alone in
+ * it (contains never does, its text is never empty); an is_not holds for '' when its is would not.
+ */
+export function holdsForEmpty(f: Filter): boolean {
+  const isEmpty = f.op !== 'contains' && f.values.some((x) => x === '' || (WILDCARD_DIMENSIONS.has(f.dimension) && /^\*+$/.test(x)));
+  return f.op === 'is_not' ? !isEmpty : isEmpty;
+}
+
 /** `[op, dimension, values]`, the filter form of `POST query` bodies; gives a Filter. Same limits and messages as parseFilters. */
 export const FilterTuple = v.pipe(
   v.strictTuple([

@@ -2,9 +2,9 @@ import { periodParams } from '../reports/query.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
 import { RAW_WINDOW } from '../reports/sql/window.js';
 import { Binder } from './binder.js';
-import { COUNTED_KINDS, eventDimensionSql, isTimeDimension, isVisitDimension, visitAttributeColumns, visitChannelColumn, visitColumn } from './dimensions.js';
+import { COUNTED_KINDS, eventDimensionSql, isTimeDimension, isVisitDimension, visitAttributeColumns, visitAttributeSource, visitChannelColumn, visitColumn } from './dimensions.js';
 import { channelSql } from './channels.js';
-import { filterCondition } from './filters.js';
+import { filterCondition, holdsForEmpty } from './filters.js';
 import type { Dimension, Filter, Metric, OrderDirection, TimeDimension, VisitDimension } from './question.js';
 
 /**
@@ -127,6 +127,26 @@ function splitFilters(filters: readonly Filter[], binder: Binder) {
   return { eventFilters, visitFilters, visitDims };
 }
 
+/**
+ * Conditions on session_id that every visit a question can keep meets, each read from single
+ * events: a visit whose attribute passes a positive filter holds an event (of the kinds the
+ * attribute is taken from) passing it — unless the filter holds for the empty value, which a
+ * visit without such events has — and, when `keptEvents` is given (questions that count only
+ * visits holding a kept event), a visit holds a counted event passing the event-level filters.
+ * Grouping only those sessions gives the same visits; most of a filtered question's cost is the
+ * grouping of the period's events by session.
+ */
+function candidateSessions(filters: readonly Filter[], binder: Binder, keptEvents: string | null): string[] {
+  const eventConditions: string[] = [];
+  for (const f of filters) {
+    if (!isVisitDimension(f.dimension) || holdsForEmpty(f)) continue;
+    const source = visitAttributeSource(f.dimension);
+    if (source) eventConditions.push(`${source.kinds} AND ${filterCondition(f, source.column, binder)}`);
+  }
+  if (keptEvents !== null) eventConditions.push(`${COUNTED_KINDS} AND ${keptEvents}`);
+  return eventConditions.map((c) => `session_id IN (SELECT session_id FROM events WHERE ${RAW_WINDOW} AND ${c})`);
+}
+
 const and = (conditions: readonly string[]) => (conditions.length ? conditions.join(' AND ') : '1');
 
 /**
@@ -173,7 +193,8 @@ export function planQuestion(q: PlanInput): Plan {
   const nonEmptyVisitDims = groupedVisitDims.filter((g) => !(q.fold?.values.includes('') && g.column === 'd0')).map((g) => `${visitColumn(g.dim)} != ''`);
   const metrics = q.metrics.map((m) => `${METRIC_SQL[m]} AS ${m}`);
   const needsVisitTotals = q.metrics.some((m) => VISIT_METRICS.includes(m));
-  const readFrom = visitEvents(q.metrics.includes('avgDurationSeconds'));
+  // Visits come only from sessions that can pass the filters (every branch below keeps only visits holding a kept event).
+  const readFrom = and([visitEvents(q.metrics.includes('avgDurationSeconds')), ...candidateSessions(q.filters, binder, eventFilters.length ? and(eventFilters) : null)]);
   const attributes = visitAttributeColumns(visitDims);
   const outer = (from: string, select = [...groupedVisitDims.map((g) => `${groupKey(g)} AS ${g.column}`), ...eventDims.map((e) => e.column), ...metrics], having: string[] = []) => {
     const conditions = [...having, ...(q.onlyFirst ? [`d0 IN ${binder.bind(q.onlyFirst, 'Array(String)')}`] : [])];
@@ -247,7 +268,8 @@ export function planQuestion(q: PlanInput): Plan {
 export function keptEventsCondition(filters: readonly Filter[], binder: Binder): string {
   const { eventFilters: conditions, visitFilters, visitDims } = splitFilters(filters, binder);
   if (visitFilters.length) {
-    conditions.push(`session_id IN (SELECT session_id FROM (${groupedVisits(['session_id', ...visitAttributeColumns(visitDims)], RAW_WINDOW, visitFilters, visitDims)}))`);
+    const where = and([RAW_WINDOW, ...candidateSessions(filters, binder, null)]);
+    conditions.push(`session_id IN (SELECT session_id FROM (${groupedVisits(['session_id', ...visitAttributeColumns(visitDims)], where, visitFilters, visitDims)}))`);
   }
   return and(conditions);
 }

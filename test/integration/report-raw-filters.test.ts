@@ -75,6 +75,8 @@ const CASES: { text: string; filters: Filter[] }[] = [
   { text: 'page~=BLOG', filters: [{ op: 'contains', dimension: 'page', values: ['BLOG'] }] },
   { text: 'page==/blog/*', filters: [{ op: 'is', dimension: 'page', values: ['/blog/*'] }] },
   { text: 'page==/blog/*;source!=t.co', filters: [{ op: 'is', dimension: 'page', values: ['/blog/*'] }, { op: 'is_not', dimension: 'source', values: ['t.co'] }] },
+  // A visit of vitals only has an empty country: `country==` keeps it.
+  { text: 'country==', filters: [{ op: 'is', dimension: 'country', values: [''] }] },
 ];
 
 // ——— the reference: plain TypeScript over the same events ———
