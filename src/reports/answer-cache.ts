@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js';
 import type { Project } from '../projects/store.js';
 import { AnswerRefresher, type RefreshOptions } from './answer-refresh.js';
 import { toClickHouseDateTime64 } from './periods.js';
+import { resolveRanges, type RangeAsked } from './project-range.js';
 import { queryOne } from './query.js';
 
 /**
@@ -11,10 +12,12 @@ import { queryOne } from './query.js';
  * data version of the project (moved by every write that reached ClickHouse), and a clock that
  * moved only where no row can be: every stored row of the project is older than the first
  * answer's now, so the rows up to a later now are the same rows. Only the answer's own `to`
- * (that first now) is restamped to the later now. Periods whose start moves with the clock
- * (`24h`, realtime) and comparisons (the compared range ends at a moving instant among stored
- * rows) are never reused; every other period's bounds and buckets move only on the 15-minute
- * grid every zone's hours and days fall on, which is part of the key.
+ * (that first now) is restamped to the later now. A compared range ends at an instant that moves
+ * with the clock among stored rows: its answer is reused only when no row of the project lies
+ * between that end then and now (one count), with the compared `to` restamped too. Periods whose
+ * start moves with the clock (`24h`, realtime) are never reused; every other period's bounds and
+ * buckets, and a compared range's start and buckets, move only on the 15-minute grid every zone's
+ * hours and days fall on, which is part of the key.
  */
 export class AnswerCache {
   private readonly entries = new Map<string, Stored>();
@@ -72,7 +75,10 @@ export class AnswerCache {
     // Unknown (the query failed) counts as a row in the future: nothing kept, every check asked of ClickHouse.
     const latest = this.latestRow(deps, projectId, version, now).catch(() => Number.POSITIVE_INFINITY);
     const pinned: Deps = { ...deps, clock: { now: () => now }, latestRow: { projectId, since: Math.floor(now / DAY_MS) * DAY_MS, at: latest } };
-    if (!reusable(question.input, now)) return compute(pinned);
+    if (!reusable(question, now)) return compute(pinned);
+    // The compared range's end at this clock read, resolved as the route resolves it; null when that
+    // failed (the computation then answers the error, and nothing is kept).
+    const comparedEnd = question.comparedEnd?.(pinned).catch(() => null);
     const asked = JSON.stringify([question.name, question.role ?? '', question.project, canonical(question.input)]);
     watch?.(asked);
     // `asked` is JSON (it ends in `]`), so appending the cell and version cannot make two keys meet.
@@ -81,14 +87,16 @@ export class AnswerCache {
     // several times at once then runs once.
     const running = this.entries.has(key) ? undefined : this.pending.get(key);
     const found = this.entries.get(key) ?? (running ? await running.catch(() => undefined) : undefined);
-    if (found?.keep && found.at <= now) {
+    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged(pinned, projectId, found, comparedEnd) : null;
+    if (found && moves) {
       this.touch(key);
       counts.reused++;
-      return restamp(found.answer, found.at, now) as A;
+      return restamp(found.answer, moves) as A;
     }
     const run = (async (): Promise<Computed> => {
       const answer = await compute(pinned);
-      return { answer, at: now, keep: (await latest) < now };
+      const end = comparedEnd ? await comparedEnd : undefined;
+      return { answer, at: now, keep: (await latest) < now && end !== null, ...(typeof end === 'number' ? { comparedEnd: end } : {}) };
     })();
     this.pending.set(key, run);
     try {
@@ -117,6 +125,29 @@ export class AnswerCache {
       this.latest.set(key, found);
     }
     return found;
+  }
+
+  /**
+   * The instants to restamp (`[then, now]` pairs) when `found`, kept at an earlier clock read of
+   * this data version and grid cell, is still the answer at `deps`' clock; null when it is not:
+   * its compared range's end has moved past a stored row, or could not be resolved.
+   */
+  private async movesIfUnchanged(deps: Deps, projectId: string, found: Computed, comparedEnd: Promise<number | null> | undefined): Promise<[number, number][] | null> {
+    const now = deps.clock.now();
+    if (!comparedEnd) return [[found.at, now]];
+    const endNow = await comparedEnd;
+    if (endNow === null || found.comparedEnd === undefined) return null;
+    const moved: [number, number] = [found.comparedEnd, endNow];
+    if (!restampable(moved) || !(await this.noRowBetween(deps, projectId, ...moved))) return null;
+    return [[found.at, now], moved];
+  }
+
+  /** Whether the project has no event stamped between the two instants (the first excluded, the later included: a range counts its end). */
+  private async noRowBetween(deps: Pick<Deps, 'clickhouse'>, projectId: string, a: number, b: number): Promise<boolean> {
+    if (a === b) return true;
+    const [after, until] = a < b ? [a, b] : [b, a];
+    const row = await queryOne(deps, ROWS_BETWEEN_SQL, { projectId, after: toClickHouseDateTime64(after), until: toClickHouseDateTime64(until) }, { n: 'number' });
+    return row.n === 0;
   }
 
   private store(key: string, computed: Computed): void {
@@ -152,7 +183,23 @@ export class AnswerCache {
 export function runThroughAnswerCache<C extends { deps: Deps; project: Project; role?: string }, I, A>(name: string, run: (ctx: C, input: I) => Promise<A>) {
   return (ctx: C, input: I): Promise<A> => {
     const compute = (deps: Deps) => run({ ...ctx, deps }, input);
-    return ctx.deps.answers ? ctx.deps.answers.answer(ctx.deps, { name, project: ctx.project, role: ctx.role, input }, compute) : compute(ctx.deps);
+    if (!ctx.deps.answers) return compute(ctx.deps);
+    const comparedEnd = comparedEndOf(ctx.project, input);
+    return ctx.deps.answers.answer(ctx.deps, { name, project: ctx.project, role: ctx.role, input, ...(comparedEnd ? { comparedEnd } : {}) }, compute);
+  };
+}
+
+/**
+ * For an input that asks for a comparison (`compare`, with the range fields every report and
+ * analysis endpoint resolves through project-range.ts): the last instant of the compared range
+ * at the deps' clock, resolved exactly as the route resolves it.
+ */
+function comparedEndOf(project: Project, input: unknown): ((deps: Deps) => Promise<number>) | undefined {
+  if (typeof input !== 'object' || input === null || (input as RangeAsked).compare === undefined) return undefined;
+  return async (deps) => {
+    const { comparison } = await resolveRanges(deps, project, input as RangeAsked);
+    if (!comparison) throw new Error('a comparison was asked for and none resolved');
+    return comparison.now;
   };
 }
 
@@ -180,6 +227,8 @@ export interface Question {
   project: Project;
   role?: string;
   input: unknown;
+  /** With a comparison: the compared range's last instant at the deps' clock (without it, a comparison is never reused). */
+  comparedEnd?: (deps: Deps) => Promise<number>;
 }
 
 interface Computed {
@@ -188,6 +237,8 @@ interface Computed {
   at: number;
   /** Whether every row of the project was older than `at` (else it is never reused). */
   keep: boolean;
+  /** The compared range's last instant at `at`, for an answer with a comparison. */
+  comparedEnd?: number;
 }
 type Stored = Computed & { size: number };
 
@@ -204,15 +255,22 @@ SELECT toUnixTimestamp64Milli(max(ts)) AS latest, count() AS n FROM (
   UNION ALL
   SELECT ts FROM bot_hits WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({now:DateTime64(3, 'UTC')}))`;
 
+/** Events of the project stamped in (after, until]. */
+const ROWS_BETWEEN_SQL = `
+SELECT count() AS n FROM events
+WHERE project_id = {projectId:String} AND ts > {after:DateTime64(3, 'UTC')} AND ts <= {until:DateTime64(3, 'UTC')}`;
+
 /**
- * Whether an answer to `input` at `now` may be reused later: not for `24h` (its start moves with
- * the clock), not with `compare`, and not at a whole second (where a bucket start could equal the
- * answer's `to`, and restamping would move it too).
+ * Whether an answer to `question` at `now` may be reused later: not for `24h` (its start moves
+ * with the clock), not with `compare` unless the question can tell its compared range's end, and
+ * not at a whole second (where a bucket start could equal the answer's `to`, and restamping would
+ * move it too).
  */
-function reusable(input: unknown, now: number): boolean {
+function reusable(question: Question, now: number): boolean {
+  const { input } = question;
   if (now % 1000 === 0 || typeof input !== 'object' || input === null) return false;
   const asked = input as { period?: unknown; compare?: unknown };
-  return asked.period !== '24h' && asked.compare === undefined;
+  return asked.period !== '24h' && (asked.compare === undefined || question.comparedEnd !== undefined);
 }
 
 /** JSON with object keys sorted, so the same input always gives the same key. */
@@ -227,15 +285,19 @@ function canonical(value: unknown): unknown {
   );
 }
 
+/** Whether a compared end may be restamped: unmoved, or off whole seconds (where a bucket start or the compared start could print as it). */
+const restampable = ([then, now]: readonly [number, number]) => then === now || (then % 1000 !== 0 && now % 1000 !== 0);
+
 /**
- * A copy of `answer` as computed at `now` instead of `at`: the only value that differs is the
- * last instant counted, `at` as ISO text (rows are all older than `at`, so none prints as it).
+ * A copy of `answer` as computed later: the only values that differ are the last instants
+ * counted, each `[then, now]` pair's `then` as ISO text (the answer's own `to`, and a compared
+ * range's; rows are all older than them, and none is on a whole second like a bucket start, so
+ * no other value prints as one).
  */
-function restamp(answer: unknown, at: number, now: number): unknown {
-  const from = new Date(at).toISOString();
-  const to = new Date(now).toISOString();
+function restamp(answer: unknown, moves: readonly (readonly [number, number])[]): unknown {
+  const to = new Map(moves.map(([then, now]) => [new Date(then).toISOString(), new Date(now).toISOString()]));
   const walk = (value: unknown): unknown => {
-    if (value === from) return to;
+    if (typeof value === 'string' && to.has(value)) return to.get(value);
     if (Array.isArray(value)) return value.map(walk);
     if (value === null || typeof value !== 'object') return value;
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));

@@ -134,14 +134,48 @@ describe('answer cache', () => {
     expect(b).toEqual(await fresh('pages', { period: 'today' }));
   });
 
-  it('comparisons, 24h and goals are computed every time', async () => {
-    for (const path of ['/stats?period=7d&compare=previous_period', '/timeseries?period=24h', '/goals?period=7d']) {
+  it('24h and goals are computed every time', async () => {
+    for (const path of ['/timeseries?period=24h', '/goals?period=7d']) {
       await ask(path);
       const c = counts();
       clock.advance(321);
       await ask(path);
       expect(counts().reused, path).toBe(c.reused);
     }
+  });
+
+  it('a comparison is reused until its compared end passes a stored row, with both `to` stamps moved', async () => {
+    // One minute into a 15-minute grid cell, so every ask below falls in the same cell.
+    clock.set(Math.ceil(clock.now() / (15 * MINUTE)) * 15 * MINUTE + MINUTE + 417);
+    const paths = ['/stats?period=7d&compare=previous_period', '/breakdown?dimension=page&period=30d&compare=year_over_year'];
+    type Compared = { comparison: { to: string; pageviews?: number }; data?: { page: string; comparison: { visitors: number } }[] };
+    const askCompared = async (path: string) => (await ask(path)) as Record<string, unknown> & Compared;
+    const ends = await Promise.all(paths.map(async (path) => Date.parse((await askCompared(path)).comparison.to)));
+    // A row 5 minutes after each compared end, on a page the breakdown shows (the write moves the data version: the answers below start afresh).
+    await write(ends.map((end) => pageview(end + 5 * MINUTE, '/p1')));
+    const expected = async () => [await fresh('stats', { period: '7d', compare: 'previous_period' }), await freshBreakdown({ dimension: 'page', period: '30d', compare: 'year_over_year' })];
+    const first = await Promise.all(paths.map(askCompared));
+    expect(first).toEqual(await expected());
+
+    clock.advance(2 * MINUTE);
+    let c = counts();
+    const moved = await Promise.all(paths.map(askCompared));
+    expect(counts().reused).toBe(c.reused + 2);
+    expect(moved).toEqual(await expected());
+    for (const [i, answer] of moved.entries()) {
+      expect(answer.to).toBe(new Date(clock.now()).toISOString());
+      expect(Date.parse(answer.comparison.to) - Date.parse(first[i]!.comparison.to)).toBe(2 * MINUTE);
+    }
+
+    // The compared ends pass the rows: computed again, and the rows are in.
+    clock.advance(4 * MINUTE);
+    c = counts();
+    const passed = await Promise.all(paths.map(askCompared));
+    expect(counts().computed).toBe(c.computed + 2);
+    expect(passed).toEqual(await expected());
+    expect(passed[0]!.comparison.pageviews).toBe(moved[0]!.comparison.pageviews! + 1);
+    const p1 = (answer: Compared) => answer.data!.find((r) => r.page === '/p1')!.comparison.visitors;
+    expect(p1(passed[1]!)).toBe(p1(moved[1]!) + 1);
   });
 
   it('identical questions asked at once are computed once', async () => {
@@ -234,5 +268,16 @@ describe('answer cache', () => {
       ['stats', { period: 'custom', from: '2026-10-25', to: '2026-11-18' }],
     ], { write: 0.1, move: 0.1 });
     expect(reused.parts).toBeGreaterThan(2);
+  });
+
+  it('comparisons answer the same as an uncached computation while their compared ends pass stored rows', async () => {
+    // Rows every 7 minutes over the next 3 hours' compared instants (a week, 30 days, a year back), which the compared ends pass as the clock moves.
+    const ahead = Array.from({ length: 26 }, (_, j) => (j + 1) * 7 * MINUTE);
+    await write([7 * DAY, 30 * DAY, 365 * DAY].flatMap((back) => ahead.map((t) => pageview(clock.now() - back + t, `/p${t % 5}`))));
+    const reused = await randomWalk(20261128, 60, [
+      ['stats', { period: '7d', compare: 'previous_period' }], ['timeseries', { period: '30d', compare: 'previous_period' }],
+      ['pages', { period: '30d', compare: 'year_over_year' }], ['countries', { period: '7d', compare: 'previous_period', filters: 'country==DE' }],
+    ], { write: 0.1, move: 0.3 });
+    expect(reused.answers).toBeGreaterThan(3);
   });
 });
