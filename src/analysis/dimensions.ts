@@ -44,7 +44,7 @@ const VISIT_ATTRIBUTES: Readonly<Record<Exclude<VisitDimension, 'channel'>, Visi
  */
 export function visitAttributeSource(d: VisitDimension): { kinds: string; column: string } | null {
   if (d === 'channel') return null;
-  // The column itself, not toString of it: conditions on a LowCardinality column run over its dictionary.
+  // The column as stored, not toString of it: a condition on a LowCardinality column runs over its dictionary.
   const { kinds, column } = VISIT_ATTRIBUTES[d];
   return { kinds, column };
 }

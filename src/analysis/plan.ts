@@ -129,10 +129,11 @@ function splitFilters(filters: readonly Filter[], binder: Binder) {
 
 /**
  * A condition on session_id that every visit a question can keep meets, read from single events:
- * a visit whose attribute passes a positive filter holds an event (of the kinds the attribute is
- * taken from) passing it — unless the filter holds for the empty value, which a visit without
- * such events has — and, when `keptEvents` is given (questions that count only visits holding a
- * kept event), a visit holds a counted event passing the event-level filters. Grouping only those
+ * a visit whose attribute passes a visit-level filter holds the event (of the kinds the attribute
+ * is taken from) it took the value from, passing it too — unless the filter holds for the empty
+ * value, which a visit without such events has (so `source!=x` gives no condition, `utmCampaign!=`
+ * does) — and, when `keptEvents` is given (questions that count only visits holding a kept
+ * event), a visit holds a counted event passing the event-level filters. Grouping only those
  * sessions gives the same visits, for less: the grouping of the period's events by session is
  * most of a filtered question's cost. The sessions meeting every such condition form one set,
  * each condition's subquery reading only the sessions of the next (probing every event of the
