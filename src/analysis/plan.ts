@@ -147,8 +147,9 @@ function candidateSessions(filters: readonly Filter[], binder: Binder, keptEvent
     if (source) eventConditions.push(`${source.kinds} AND ${filterCondition(f, source.column, binder)}`);
   }
   if (keptEvents !== null) eventConditions.push(`${COUNTED_KINDS} AND ${keptEvents}`);
+  // PREWHERE: each subquery probes the next one's set only with the events its own condition keeps.
   const within = (condition: string, inner: string | null) =>
-    `session_id IN (SELECT session_id FROM events WHERE ${RAW_WINDOW} AND ${condition}${inner ? ` AND ${inner}` : ''})`;
+    `session_id IN (SELECT session_id FROM events PREWHERE ${RAW_WINDOW} AND ${condition}${inner ? ` WHERE ${inner}` : ''})`;
   const nested = eventConditions.reduceRight<string | null>((inner, condition) => within(condition, inner), null);
   return nested ? [nested] : [];
 }
@@ -250,7 +251,9 @@ export function planQuestion(q: PlanInput): Plan {
 
   const needsVisitColumns = groupedVisitDims.length > 0 || needsVisitTotals;
   const visits = groupedVisits(['session_id', ...attributes, ...VISIT_TOTALS], readFrom, [...visitFilters, ...nonEmptyVisitDims], visitDims);
-  const keptWhere = [RAW_WINDOW, COUNTED_KINDS, ...eventFilters, ...eventDims.map((e) => `${e.column} != ''`)];
+  // Explicit PREWHERE: the row's own conditions first, so a visits-set probe only sees the events they keep (filtered pages at 10M events, 30d: 304 → 270 ms).
+  const keptPrewhere = [RAW_WINDOW, COUNTED_KINDS, ...eventFilters];
+  const keptWhere = eventDims.map((e) => `${e.column} != ''`);
   if (!needsVisitColumns && visitFilters.length) keptWhere.push(`session_id IN (SELECT session_id FROM (${visits}))`);
   const keptPerVisit = `SELECT ${[
     ...eventDims.map((e) => `${e.sql} AS ${e.column}`),
@@ -258,7 +261,7 @@ export function planQuestion(q: PlanInput): Plan {
     'any(visitor_id) AS visitor',
     `countIf(${PAGEVIEW}) AS k_pageviews`,
     `countIf(${CUSTOM}) AS k_events`,
-  ].join(', ')} FROM events WHERE ${and(keptWhere)} GROUP BY ${[...eventDims.map((e) => e.column), 'session_id'].join(', ')}`;
+  ].join(', ')} FROM events PREWHERE ${and(keptPrewhere)} WHERE ${and(keptWhere)} GROUP BY ${[...eventDims.map((e) => e.column), 'session_id'].join(', ')}`;
   const from = needsVisitColumns ? `SELECT * FROM (${keptPerVisit}) AS k INNER JOIN (${visits}) AS v USING (session_id)` : keptPerVisit;
   return { sql: outer(from), params: binder.params, dimensionColumns };
 }
