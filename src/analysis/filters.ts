@@ -165,8 +165,8 @@ export function filterCondition(f: Filter, target: string, binder: Binder): stri
  * it (contains never does, its text is never empty); an is_not holds for '' when its is would not.
  */
 export function holdsForEmpty(f: Filter): boolean {
-  const isEmpty = f.op !== 'contains' && f.values.some((x) => x === '' || (WILDCARD_DIMENSIONS.has(f.dimension) && /^\*+$/.test(x)));
-  return f.op === 'is_not' ? !isEmpty : isEmpty;
+  const listsEmpty = f.op !== 'contains' && f.values.some((x) => x === '' || (WILDCARD_DIMENSIONS.has(f.dimension) && /^\*+$/.test(x)));
+  return f.op === 'is_not' ? !listsEmpty : listsEmpty;
 }
 
 /** `[op, dimension, values]`, the filter form of `POST query` bodies; gives a Filter. Same limits and messages as parseFilters. */

@@ -137,7 +137,8 @@ function splitFilters(filters: readonly Filter[], binder: Binder) {
  * sessions gives the same visits, for less: the grouping of the period's events by session is
  * most of a filtered question's cost. The sessions meeting every such condition form one set,
  * each condition's subquery reading only the sessions of the next (probing every event of the
- * period against a set costs about as much as the set saves, so it is done once).
+ * period against a set costs about as much as the set saves, so it is done once). Given as a
+ * list of at most one condition, to spread among others; none when no filter gives one.
  */
 function candidateSessions(filters: readonly Filter[], binder: Binder, keptEvents: string | null): string[] {
   const eventConditions: string[] = [];
