@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { clickhouseSettings, embeddedSessionResets, insertInto, type ClickHouseClient } from './clickhouse.js';
+import { coalescedReads } from './coalesced-reads.js';
 import { directorySpool, embeddedRowStore } from './embedded-row-store.js';
 import { serverRowStore, type InsertWithRows, type RowStore } from './row-store.js';
 
@@ -68,5 +69,6 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
     await client.close();
     await drainPending();
   };
-  return { client, rowStore: embeddedRowStore(client, connection.chdb.rawInsert, spool), close };
+  // The engine runs one bound statement at a time: reads that wait together go as one.
+  return { client: coalescedReads(client), rowStore: embeddedRowStore(client, connection.chdb.rawInsert, spool), close };
 }

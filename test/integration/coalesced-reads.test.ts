@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import { coalescedReads, combinable } from '../../src/adapters/coalesced-reads.js';
+import { fixedClock } from '../../src/adapters/clock.js';
+import { createApp } from '../../src/app.js';
+import { createServices } from '../../src/services.js';
+import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
+import { insertEvents, makeEvent } from '../helpers/events-gen.js';
+import { newProject, seededRandom } from '../helpers/report-fixtures.js';
+
+type Read = Parameters<ClickHouseClient['query']>[0];
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await closeHarness();
+});
+
+/** The engine's client, counting the statements that reach it. */
+function counted(client: ClickHouseClient) {
+  const sent: string[] = [];
+  const counting = new Proxy(client, {
+    get(target, prop) {
+      if (prop === 'query') {
+        return (params: Read) => {
+          sent.push(params.query);
+          return target.query(params);
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { sent, reads: coalescedReads(counting) };
+}
+
+const rowsOf = async (client: ClickHouseClient, read: Read) => (await client.query(read)).json();
+const alone = async (reads: readonly Read[]) => {
+  const answers: unknown[] = [];
+  for (const read of reads) answers.push(await rowsOf(h.deps.clickhouse, read));
+  return answers;
+};
+
+const ordered = (k: number, count: number, limit: number): Read => ({
+  query: `SELECT number AS n, number * {k:UInt64} AS big, toString(number) AS s FROM numbers({count:UInt64}) ORDER BY cityHash64(number, {k:UInt64}) LIMIT {limit:UInt64}`,
+  query_params: { k, count, limit },
+  format: 'JSONEachRow',
+});
+
+const typed: Read = {
+  query: `
+SELECT {text:String} AS text, toUInt64(18446744073709551615) AS max64, CAST(NULL AS Nullable(Float32)) AS missing, [1, 2] AS list,
+       map('k', {text:String}) AS m, toDateTime64({at:DateTime64(3, 'UTC')}, 3, 'UTC') AS at, 0.1 + 0.2 AS f -- a trailing comment`,
+  query_params: { text: 'quote " back\\slash \n newline, Über, 😀', at: '2026-03-29 01:30:00.125' },
+  format: 'JSONEachRow',
+};
+
+const empty: Read = { query: 'SELECT number FROM numbers(10) WHERE number > {above:UInt64}', query_params: { above: 100 }, format: 'JSONEachRow' };
+
+describe('reads that wait together', () => {
+  it('go to the engine as one statement, each answered exactly as alone (order, types, empty, same parameter names)', async () => {
+    const reads = [ordered(3, 1000, 50), typed, empty, ordered(7, 500, 500), ordered(3, 20, 5)];
+    const { sent, reads: client } = counted(h.deps.clickhouse);
+    const together = await Promise.all(reads.map((read) => rowsOf(client, read)));
+    expect(sent).toHaveLength(1);
+    expect(together).toEqual(await alone(reads));
+    expect((together[1] as { max64: string }[])[0]!.max64).toBe('18446744073709551615');
+    expect(together[2]).toEqual([]);
+    expect((together[3] as unknown[]).length).toBe(500);
+  });
+
+  it('keep a large ordered answer in its order', async () => {
+    const reads = [ordered(11, 200_000, 100_000), ordered(13, 10, 10)];
+    const { sent, reads: client } = counted(h.deps.clickhouse);
+    const together = await Promise.all(reads.map((read) => rowsOf(client, read)));
+    expect(sent).toHaveLength(1);
+    expect(together).toEqual(await alone(reads));
+  });
+
+  it('arriving while a statement runs go together in the next one', async () => {
+    const { sent, reads: client } = counted(h.deps.clickhouse);
+    const first = rowsOf(client, ordered(1, 3_000_000, 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toHaveLength(1);
+    const later = [ordered(2, 100, 3), empty, typed].map((read) => rowsOf(client, read));
+    await Promise.all([first, ...later]);
+    expect(sent).toHaveLength(2);
+    expect(await Promise.all(later)).toEqual(await alone([ordered(2, 100, 3), empty, typed]));
+  });
+
+  it('are sent in statements of at most 32 reads', async () => {
+    const reads = Array.from({ length: 40 }, (_, i) => ordered(i + 1, 50, 3));
+    const { sent, reads: client } = counted(h.deps.clickhouse);
+    const together = await Promise.all(reads.map((read) => rowsOf(client, read)));
+    expect(sent).toHaveLength(2);
+    expect(together).toEqual(await alone(reads));
+  });
+
+  it('each get their own error or answer when one of them fails', async () => {
+    const failing: Read = { query: 'SELECT n FROM no_such_table_here WHERE n = {n:UInt8}', query_params: { n: 1 }, format: 'JSONEachRow' };
+    const good = [ordered(5, 100, 4), empty];
+    const { sent, reads: client } = counted(h.deps.clickhouse);
+    const [a, bad, b] = await Promise.allSettled([rowsOf(client, good[0]!), rowsOf(client, failing), rowsOf(client, good[1]!)]);
+    expect(bad.status).toBe('rejected');
+    expect(String((bad as PromiseRejectedResult).reason)).toMatch(/no_such_table_here/);
+    expect([a, b].map((r) => (r as PromiseFulfilledResult<unknown>).value)).toEqual(await alone(good));
+    // The combined statement, then each read alone.
+    expect(sent).toHaveLength(4);
+  });
+});
+
+/** An answer's rows, without the timings a `JSON` answer carries. */
+async function comparable(answer: Awaited<ReturnType<ClickHouseClient['query']>>) {
+  const value = (await answer.json()) as unknown;
+  if (value && typeof value === 'object' && 'statistics' in value) delete (value as { statistics?: unknown }).statistics;
+  return value;
+}
+
+describe('reads that cannot be combined', () => {
+  const cases: [string, Read][] = [
+    ['its own settings', { ...empty, clickhouse_settings: { max_threads: 1 } }],
+    ['another format', { ...empty, format: 'JSON' }],
+    ['not a SELECT', { query: 'SHOW TABLES', format: 'JSONEachRow' }],
+    ['a brace that is no parameter of it', { query: "SELECT concat({a:String}, '{b:c}') AS t", query_params: { a: 'x' }, format: 'JSONEachRow' }],
+    ['a SETTINGS clause', { query: 'SELECT number FROM numbers({n:UInt8}) SETTINGS max_threads = 1', query_params: { n: 2 }, format: 'JSONEachRow' }],
+  ];
+  it.each(cases)('go as they are: %s', async (_, read) => {
+    expect(combinable(read)).toBe(false);
+    const { sent, reads: client } = counted(h.deps.clickhouse);
+    const [mine] = await Promise.all([client.query(read), rowsOf(client, empty), rowsOf(client, typed)]);
+    // Sent untouched beside the combined statement of the other two.
+    expect(sent).toContain(read.query);
+    expect(sent).toHaveLength(2);
+    expect(await comparable(mine)).toEqual(await comparable(await h.deps.clickhouse.query(read)));
+  });
+
+  it('a bound SELECT answered as JSONEachRow is combinable', () => {
+    expect(combinable(ordered(1, 1, 1))).toBe(true);
+    expect(combinable(typed)).toBe(true);
+  });
+});
+
+describe('a whole dashboard through the app', () => {
+  let owner: TestUser;
+  let domain: string;
+  beforeAll(async () => {
+    owner = await h.user('coalesce');
+    const project = await newProject(h, owner);
+    domain = project.domain;
+    const rnd = seededRandom(16);
+    const now = h.deps.clock.now();
+    const events = Array.from({ length: 600 }, (_, i) =>
+      makeEvent({
+        ts: now - rnd.int(60_000, 20 * 86_400_000),
+        kind: rnd.pick(['pageview', 'pageview', 'pageview', 'custom', 'leave'] as const),
+        visitor: 1 + (i % 90),
+        session: 1 + (i % 150),
+        path: rnd.pick(['/', '/pricing', '/docs', '/blog/a']),
+        referrerSource: rnd.pick(['(direct)', 'google.com', 't.co']),
+        ...rnd.pick([{ countryCode: 'US', countryName: 'United States' }, { countryCode: 'DE', countryName: 'Germany' }]),
+        eventName: 'signup',
+        durationMs: rnd.int(1_000, 90_000),
+      }),
+    );
+    await insertEvents(h.deps.rowStore, project.id, events);
+  });
+
+  it('answers its 12 requests sent at once as it answers them one by one', async () => {
+    const { sent, reads } = counted(h.deps.clickhouse);
+    // Without the answer cache, so that every answer is computed by the engine each time.
+    const deps = { ...h.deps, clickhouse: reads, answers: undefined, clock: fixedClock(h.deps.clock.now()) };
+    const app = createApp(deps, createServices(deps));
+    const paths = ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'devices', 'browsers', 'os', 'events', 'visitors', 'performance'].map(
+      (report) => `/api/v1/projects/${domain}/${report}?period=30d`,
+    );
+    const get = async (path: string) => {
+      const res = await app.request(path, { headers: { Authorization: `Bearer ${owner.readKey}` } });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    const oneByOne: unknown[] = [];
+    for (const path of paths) oneByOne.push(await get(path));
+    const byOne = sent.length;
+    const atOnce = await Promise.all(paths.map(get));
+    expect(atOnce).toEqual(oneByOne);
+    expect(sent.length - byOne).toBeLessThan(byOne);
+  });
+});
