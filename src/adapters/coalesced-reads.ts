@@ -54,22 +54,25 @@ export function combinedStatement(reads: readonly QueryParams[]): { query: strin
   return { query: branches.join('\nUNION ALL\n'), query_params };
 }
 
-/** The rows of each read from the combined statement's answer. */
-export function splitCombined(answer: readonly { read: number; rows: string[] }[], reads: number): Row[][] {
-  const rows: Row[][] = Array.from({ length: reads }, () => []);
-  for (const { read, rows: texts } of answer) rows[read] = texts.map((text) => JSON.parse(text) as Row);
-  return rows;
+/** The rows of each read, as JSONEachRow texts, from the combined statement's answer. */
+export function splitCombined(answer: readonly { read: number; rows: string[] }[], reads: number): string[][] {
+  const texts: string[][] = Array.from({ length: reads }, () => []);
+  for (const { read, rows } of answer) texts[read] = rows;
+  return texts;
 }
 
-/** An answer holding rows already read: what a caller of `query(…).json()` needs. */
-const answerOf = (rows: Row[]): Answer =>
+/** An answer holding rows already read (each caller parses its own copy): what a caller of `query(…).json()` needs. */
+const answerOf = (texts: readonly string[]): Answer =>
   ({
     query_id: '',
     response_headers: {},
-    json: async () => rows,
-    text: async () => rows.map((row) => `${JSON.stringify(row)}\n`).join(''),
+    json: async () => texts.map((text) => JSON.parse(text) as Row),
+    text: async () => texts.map((text) => `${text}\n`).join(''),
     close() {},
   }) as unknown as Answer;
+
+/** Reads with the same text and parameters have the same answer when they wait together. */
+const sameReadKey = (read: QueryParams) => JSON.stringify([read.query, read.query_params ?? {}]);
 
 /**
  * The embedded engine runs one bound statement at a time (README "Where the computed time
@@ -77,8 +80,8 @@ const answerOf = (rows: Row[]): Answer =>
  * runs a statement's branches side by side on every core and pays its fixed cost per statement
  * once (a whole dashboard's 23 reads at 1M events: 233 ms one after another, 175 ms as one).
  * This client sends each read that can be combined (`combinable`) with the others that arrived
- * while the previous statement ran; a read alone is sent as it is, and every other call goes
- * straight to `client`. When a combined statement fails, its reads are sent one by one, so each
+ * while the previous statement ran, identical reads among them once; a read alone is sent as it
+ * is, and every other call goes straight to `client`. When a combined statement fails, its reads are sent one by one, so each
  * caller gets its own answer or its own error.
  */
 export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
@@ -105,15 +108,23 @@ export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
   };
 
   const together = async (reads: Waiting[]) => {
-    let rows: Row[][];
+    // Each distinct read is one branch: every report of a dashboard asks the same rows-after-now check.
+    const branches = new Map<string, { params: QueryParams; index: number }>();
+    const branchOf = reads.map(({ params }) => {
+      const key = sameReadKey(params);
+      let branch = branches.get(key);
+      if (!branch) branches.set(key, (branch = { params, index: branches.size }));
+      return branch.index;
+    });
+    let texts: string[][];
     try {
-      const answer = await client.query({ ...combinedStatement(reads.map((r) => r.params)), format: 'JSONEachRow' });
-      rows = splitCombined(await answer.json(), reads.length);
+      const answer = await client.query({ ...combinedStatement([...branches.values()].map((b) => b.params)), format: 'JSONEachRow' });
+      texts = splitCombined(await answer.json(), branches.size);
     } catch {
       await Promise.all(reads.map(alone));
       return;
     }
-    reads.forEach((read, i) => read.resolve(answerOf(rows[i]!)));
+    reads.forEach((read, i) => read.resolve(answerOf(texts[branchOf[i]!]!)));
   };
 
   const drain = async () => {

@@ -71,6 +71,17 @@ describe('reads that wait together', () => {
     expect((together[3] as unknown[]).length).toBe(500);
   });
 
+  it('that are identical are sent once, each caller getting its own rows', async () => {
+    const reads = [ordered(3, 100, 5), empty, ordered(3, 100, 5), ordered(4, 100, 5), ordered(3, 100, 5)];
+    const { sent, reads: client } = counted(h.deps.clickhouse);
+    const together = (await Promise.all(reads.map((read) => rowsOf(client, read)))) as { n: string }[][];
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.match(/ AS read, /g)).toHaveLength(3);
+    expect(together).toEqual(await alone(reads));
+    together[0]![0]!.n = 'changed by its caller';
+    expect(together[2]![0]!.n).not.toBe('changed by its caller');
+  });
+
   it('keep a large ordered answer in its order', async () => {
     const reads = [ordered(11, 200_000, 100_000), ordered(13, 10, 10)];
     const { sent, reads: client } = counted(h.deps.clickhouse);
