@@ -71,8 +71,16 @@ const answerOf = (texts: readonly string[]): Answer =>
     close() {},
   }) as unknown as Answer;
 
-/** Reads with the same text and parameters have the same answer when they wait together. */
-const sameReadKey = (read: QueryParams) => JSON.stringify([read.query, read.query_params ?? {}]);
+/**
+ * Reads with the same text and the same values for the parameters it names have the same answer
+ * when they wait together (reports bind their whole period, and the text of a rollup read names
+ * only its day bounds).
+ */
+function sameReadKey(read: QueryParams): string {
+  const bound = read.query_params ?? {};
+  const named = [...new Set(Array.from(read.query.matchAll(PLACEHOLDER), ([, name]) => name!))].sort();
+  return JSON.stringify([read.query, named.map((name) => bound[name])]);
+}
 
 /**
  * The embedded engine runs one bound statement at a time (README "Where the computed time

@@ -53,6 +53,17 @@ WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({to:DateTime64(3,
   AND ts >= {to:DateTime64(3, 'UTC')} AND ts < {dayEnd:DateTime64(3, 'UTC')}`;
 
 /**
+ * What a read from rollups still has to learn: whether rows are stored after now, and if so the
+ * parameters that cut the period there. Carried under a symbol, so spreading the parameters
+ * (`{ ...params, limit }`) keeps it and the client never binds it.
+ */
+const AFTER_NOW = Symbol('rows after now');
+interface AfterNowCheck {
+  rowsAfterNow: Promise<boolean>;
+  cutAtNow: QueryParams;
+}
+
+/**
  * periodParams for a read from rollups. Events are stamped at ingest, so normally nothing is
  * stored after now: then the rollup rows holding now hold nothing later, and they are read whole
  * up to the next UTC midnight (today's daily row, no raw slice at the end), as fast as before
@@ -60,7 +71,9 @@ WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({to:DateTime64(3,
  * clock) does the end fall back to 15-minute rows and a raw slice cut at now. The check reads
  * two granules of the raw table (its key starts with the day); it is skipped when the answer
  * cache already knows the latest row from the period's last day on (deps.latestRow) and it is
- * older than the period's end.
+ * older than the period's end. Otherwise the parameters of the usual case are returned at once
+ * with the check running: `queryRows` reads with them beside it (one engine statement, README
+ * "Where the computed time goes") and reads again with the cut only when the check finds rows.
  */
 export async function rollupParams(
   deps: Pick<Deps, 'clickhouse' | 'latestRow'>,
@@ -70,13 +83,15 @@ export async function rollupParams(
   opts: { daily?: boolean } = {},
 ): Promise<QueryParams> {
   const dayEnd = Math.floor(period.to / DAY_MS) * DAY_MS + DAY_MS;
+  const usual = periodParams(projectId, period, { ...opts, rollupEnd: dayEnd });
   const known = deps.latestRow?.projectId === projectId && period.to >= deps.latestRow.since ? deps.latestRow : undefined;
-  const rowsAfterNow = async () => {
-    if (known && (await known.at) < period.to) return false;
-    const check = { projectId, to: toClickHouseDateTime64(period.to), dayEnd: toClickHouseDateTime64(dayEnd) };
-    return (await queryOne(deps, LATER_SQL(table), check, { later: 'number' })).later > 0;
-  };
-  return periodParams(projectId, period, (await rowsAfterNow()) ? opts : { ...opts, rollupEnd: dayEnd });
+  if (known && (await known.at) < period.to) return usual;
+  const check = { projectId, to: toClickHouseDateTime64(period.to), dayEnd: toClickHouseDateTime64(dayEnd) };
+  const rowsAfterNow = queryOne(deps, LATER_SQL(table), check, { later: 'number' }).then((r) => r.later > 0);
+  // A caller that fails before reading leaves the check unawaited.
+  rowsAfterNow.catch(() => {});
+  const pending: AfterNowCheck = { rowsAfterNow, cutAtNow: periodParams(projectId, period, opts) };
+  return Object.assign(usual, { [AFTER_NOW]: pending });
 }
 
 /** The parameters of a report computed from `source`: rollupParams for rollups, the exact periodParams for raw events. */
@@ -119,6 +134,15 @@ function convert(kind: ColumnKind, value: unknown): unknown {
  * columns, numbers as numbers (even UInt64, which the client sends as strings).
  */
 export async function queryRows<S extends RowSpec>(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams, spec: S): Promise<RowOf<S>[]> {
+  const pending = (params as { [AFTER_NOW]?: AfterNowCheck })[AFTER_NOW];
+  if (!pending) return readRows(deps, sql, params, spec);
+  const usual = readRows(deps, sql, params, spec);
+  usual.catch(() => {});
+  // The caller's own parameters (a limit) stay; the period's are replaced by the cut ones.
+  return (await pending.rowsAfterNow) ? readRows(deps, sql, { ...params, ...pending.cutAtNow }, spec) : usual;
+}
+
+async function readRows<S extends RowSpec>(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams, spec: S): Promise<RowOf<S>[]> {
   const sliced = rawSlicesEmpty(params) ? withoutRawSlices(sql) : sql;
   const query = edgesEmpty(params) ? withoutEdgeRows(sliced) : sliced;
   const result = await deps.clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
