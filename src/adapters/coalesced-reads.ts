@@ -89,8 +89,8 @@ function sameReadKey(read: QueryParams): string {
  * once (a whole dashboard's 23 reads at 1M events: 233 ms one after another, 175 ms as one).
  * This client sends each read that can be combined (`combinable`) with the others that arrived
  * while the previous statement ran, identical reads among them once; a read alone is sent as it
- * is, and every other call goes straight to `client`. When a combined statement fails, its reads are sent one by one, so each
- * caller gets its own answer or its own error.
+ * is, and every other call goes straight to `client`. When a combined statement fails, its reads
+ * are sent one by one, so each caller gets its own answer or its own error.
  */
 export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
   const waiting: Waiting[] = [];
@@ -116,16 +116,17 @@ export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
   };
 
   const together = async (reads: Waiting[]) => {
-    // Each distinct read is one branch: every report of a dashboard asks the same rows-after-now check.
-    const branches = new Map<string, { params: QueryParams; index: number }>();
-    const branchOf = reads.map(({ params }) => {
-      const key = sameReadKey(params);
-      let branch = branches.get(key);
-      if (!branch) branches.set(key, (branch = { params, index: branches.size }));
-      return branch.index;
-    });
+    let branchOf: number[];
     let texts: string[][];
     try {
+      // Each distinct read is one branch (a computed dashboard's devices, browsers and OS ask the same tech read).
+      const branches = new Map<string, { params: QueryParams; index: number }>();
+      branchOf = reads.map(({ params }) => {
+        const key = sameReadKey(params);
+        let branch = branches.get(key);
+        if (!branch) branches.set(key, (branch = { params, index: branches.size }));
+        return branch.index;
+      });
       const answer = await client.query({ ...combinedStatement([...branches.values()].map((b) => b.params)), format: 'JSONEachRow' });
       texts = splitCombined(await answer.json(), branches.size);
     } catch {
@@ -136,11 +137,14 @@ export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
   };
 
   const drain = async () => {
-    while (waiting.length) {
-      const reads = next();
-      await (reads.length === 1 ? alone(reads[0]!) : together(reads));
+    try {
+      while (waiting.length) {
+        const reads = next();
+        await (reads.length === 1 ? alone(reads[0]!) : together(reads));
+      }
+    } finally {
+      draining = false;
     }
-    draining = false;
   };
 
   const query = (params: QueryParams): Promise<Answer> => {

@@ -82,6 +82,13 @@ describe('reads that wait together', () => {
     expect(together[2]![0]!.n).not.toBe('changed by its caller');
   });
 
+  it('are answered when their parameters cannot be compared as JSON (a BigInt), and later reads still go out', async () => {
+    const big = (n: bigint): Read => ({ query: 'SELECT {n:UInt64} + 1 AS next', query_params: { n }, format: 'JSONEachRow' });
+    const { reads: client } = counted(h.deps.clickhouse);
+    expect(await Promise.all([rowsOf(client, big(5n)), rowsOf(client, big(18446744073709551614n))])).toEqual([[{ next: '6' }], [{ next: '18446744073709551615' }]]);
+    expect(await Promise.all([rowsOf(client, empty), rowsOf(client, ordered(2, 10, 2))])).toEqual(await alone([empty, ordered(2, 10, 2)]));
+  });
+
   it('keep a large ordered answer in its order', async () => {
     const reads = [ordered(11, 200_000, 100_000), ordered(13, 10, 10)];
     const { sent, reads: client } = counted(h.deps.clickhouse);
