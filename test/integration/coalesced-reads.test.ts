@@ -58,10 +58,12 @@ SELECT {text:String} AS text, toUInt64(18446744073709551615) AS max64, CAST(NULL
 };
 
 const empty: Read = { query: 'SELECT number FROM numbers(10) WHERE number > {above:UInt64}', query_params: { above: 100 }, format: 'JSONEachRow' };
+/** Columns named like those of the combined statement's own branches. */
+const namedLikeBranches: Read = { query: "SELECT {a:UInt8} AS read, 'x' AS rows FROM numbers(2)", query_params: { a: 5 }, format: 'JSONEachRow' };
 
 describe('reads that wait together', () => {
-  it('go to the engine as one statement, each answered exactly as alone (order, types, empty, same parameter names)', async () => {
-    const reads = [ordered(3, 1000, 50), typed, empty, ordered(7, 500, 500), ordered(3, 20, 5)];
+  it('go to the engine as one statement, each answered exactly as alone (order, types, empty, same parameter names, column names)', async () => {
+    const reads = [ordered(3, 1000, 50), typed, empty, ordered(7, 500, 500), ordered(3, 20, 5), namedLikeBranches];
     const { sent, reads: client } = counted(h.deps.clickhouse);
     const together = await Promise.all(reads.map((read) => rowsOf(client, read)));
     expect(sent).toHaveLength(1);
