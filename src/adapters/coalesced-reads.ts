@@ -23,9 +23,10 @@ interface Waiting {
 }
 
 /**
- * Whether a read can become a branch of a combined statement: a bound SELECT answered as
- * JSONEachRow, with no settings, id or signal of its own, every placeholder naming one of its
- * parameters (so renaming them cannot touch anything else in its text).
+ * Whether a read can become a branch of a combined statement: a SELECT answered as JSONEachRow,
+ * with no settings, id or signal of its own, every `{name:` in its text naming one of its
+ * parameters. Renaming rewrites every `{name:` of a parameter, so a string literal holding one
+ * would change too: our SQL binds values instead of writing such literals.
  */
 export function combinable(params: QueryParams): boolean {
   if (params.format !== 'JSONEachRow' || params.clickhouse_settings || params.abort_signal || params.query_id || params.session_id) return false;
