@@ -5,12 +5,13 @@ import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
 import { limitParam } from '../params.js';
 import { periodParams, queryRows, type QueryParams } from '../query.js';
-import { toClickHouseDateTime, type ResolvedPeriod } from '../periods.js';
+import { toClickHouseDateTime, toClickHouseDateTime64, type ResolvedPeriod } from '../periods.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import {
   filteredLatestVisitorIdsSql,
   filteredVisitorsByIdSql,
   LATEST_VISITOR_IDS_SQL,
+  LATEST_VISITORS_OF_SLICE_SQL,
   ONE_VISITOR_SQL,
   VISITORS_BY_ID_SQL,
 } from '../sql/visitors.js';
@@ -92,21 +93,36 @@ const SLICE_SPANS_MS = [24 * HOUR_MS, 7 * 24 * HOUR_MS];
 
 /**
  * The `limit` latest visitor ids of the period, lastSeen descending then id ascending, reading
- * a recent slice first. Exact: a visitor with any event in [sliceFrom, to) has its period
- * lastSeen in the slice, and every visitor without one was last seen strictly before
- * sliceFrom, so when the slice yields `limit` visitors they outrank everyone outside it (no
- * tie can cross the boundary). With fewer, the next wider slice (finally the whole period) is read.
+ * recent slices first (`starts`, narrowest first). Exact: a visitor with any event in
+ * [sliceFrom, to) has its period lastSeen in the slice, and every visitor without one was last
+ * seen strictly before sliceFrom, so when the slice yields `limit` visitors they outrank everyone
+ * outside it (no tie can cross the boundary). With fewer, the next wider slice (finally the whole
+ * period) is read.
  */
-async function latestVisitorIds(ctx: ReportContext, period: ResolvedPeriod, params: QueryParams, limit: number): Promise<string[]> {
+async function latestVisitorIds(ctx: ReportContext, period: ResolvedPeriod, params: QueryParams, limit: number, starts: readonly number[]): Promise<string[]> {
   // `{from}` is rebound to the slice start so the shared raw window (DateTime64 bounds) still applies.
   const idsSince = async (start: number) =>
     (await queryRows(ctx.deps, LATEST_VISITOR_IDS_SQL, { ...params, from: toClickHouseDateTime(start), limit }, { visitor: 'string' })).map((r) => r.visitor);
-  for (const start of SLICE_SPANS_MS.map((span) => period.to - span)) {
-    if (start <= period.from) break;
+  for (const start of starts) {
     const ids = await idsSince(start);
     if (ids.length >= limit) return ids;
   }
   return idsSince(period.from);
+}
+
+/**
+ * The `limit` latest visitors of the period with their summaries. The narrowest slice is tried
+ * in one statement (LATEST_VISITORS_OF_SLICE_SQL), which on a site with traffic is the answer;
+ * otherwise the wider slices are searched for ids, then their summaries read.
+ */
+async function latestVisitors(ctx: ReportContext, period: ResolvedPeriod, params: QueryParams, limit: number): Promise<VisitorRow[]> {
+  const [first, ...wider] = SLICE_SPANS_MS.map((span) => period.to - span).filter((start) => start > period.from);
+  if (first !== undefined) {
+    const rows = await queryRows(ctx.deps, LATEST_VISITORS_OF_SLICE_SQL, { ...params, sliceFrom: toClickHouseDateTime64(first), limit }, VISITOR_SPEC);
+    if (rows.length >= limit) return rows;
+  }
+  const ids = await latestVisitorIds(ctx, period, params, limit, wider);
+  return ids.length ? queryRows(ctx.deps, VISITORS_BY_ID_SQL, { ...params, ids }, VISITOR_SPEC) : [];
 }
 
 export const VisitorsResponse = v.object({ ...PeriodEntries, data: v.array(Visitor) });
@@ -134,8 +150,7 @@ export const visitorsReport = defineReport({
       const rows = ids.length ? await queryRows(ctx.deps, filteredVisitorsByIdSql(filtered.kept), { ...filtered.params, ids }, VISITOR_SPEC) : [];
       return { ...periodFields(period), data: rows.map(visitorItem) };
     }
-    const ids = await latestVisitorIds(ctx, period, params, input.limit);
-    const rows = ids.length ? await queryRows(ctx.deps, VISITORS_BY_ID_SQL, { ...params, ids }, VISITOR_SPEC) : [];
+    const rows = await latestVisitors(ctx, period, params, input.limit);
     return { ...periodFields(period), data: rows.map(visitorItem) };
   },
   csv: {

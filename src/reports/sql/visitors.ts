@@ -43,6 +43,25 @@ WHERE ${RAW_WINDOW} AND visitor_id IN CAST({ids:Array(String)}, 'Array(UInt64)')
 GROUP BY visitor_id
 ORDER BY last_ms DESC, visitor_id ASC`;
 
+/**
+ * Both phases in one statement for the usual case: the summaries of the latest `limit` visitors
+ * of the recent slice [sliceFrom, to). When the slice holds at least `limit` visitors they are
+ * the period's latest (see LATEST_VISITOR_IDS_SQL's caller), and one engine statement does what
+ * two did one after the other; with fewer, the caller widens the slice in two phases.
+ */
+export const LATEST_VISITORS_OF_SLICE_SQL = `
+SELECT ${VISITOR_COLUMNS}
+FROM events
+WHERE ${RAW_WINDOW} AND visitor_id IN (
+  SELECT visitor_id
+  FROM events
+  WHERE project_id = {projectId:String} AND ts >= {sliceFrom:DateTime64(3, 'UTC')} AND ts < {to:DateTime64(3, 'UTC')}
+  GROUP BY visitor_id
+  ORDER BY max(ts) DESC, visitor_id ASC
+  LIMIT {limit:UInt32})
+GROUP BY visitor_id
+ORDER BY last_ms DESC, visitor_id ASC`;
+
 /** One visitor's summary over the period (the profile). */
 export const ONE_VISITOR_SQL = `
 SELECT ${VISITOR_COLUMNS}
