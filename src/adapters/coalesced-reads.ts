@@ -44,7 +44,7 @@ export function combinable(params: QueryParams): boolean {
  * so the sort is never dropped as redundant; `test/integration/coalesced-reads.test.ts` checks
  * 100,000 ordered rows).
  */
-export function combinedStatement(reads: readonly QueryParams[]): { query: string; query_params: Record<string, unknown> } {
+function combinedStatement(reads: readonly QueryParams[]): { query: string; query_params: Record<string, unknown> } {
   const query_params: Record<string, unknown> = {};
   const branches = reads.map((read, i) => {
     for (const [name, value] of Object.entries(read.query_params ?? {})) query_params[`r${i}_${name}`] = value;
@@ -56,7 +56,7 @@ export function combinedStatement(reads: readonly QueryParams[]): { query: strin
 }
 
 /** The rows of each read, as JSONEachRow texts, from the combined statement's answer. */
-export function splitCombined(answer: readonly { read: number; rows: string[] }[], reads: number): string[][] {
+function splitCombined(answer: readonly { read: number; rows: string[] }[], reads: number): string[][] {
   const texts: string[][] = Array.from({ length: reads }, () => []);
   for (const { read, rows } of answer) texts[read] = rows;
   return texts;
