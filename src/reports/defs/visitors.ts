@@ -5,7 +5,7 @@ import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
 import { limitParam } from '../params.js';
 import { periodParams, queryRows, type QueryParams } from '../query.js';
-import { toClickHouseDateTime, toClickHouseDateTime64, type ResolvedPeriod } from '../periods.js';
+import { toClickHouseDateTime64, type ResolvedPeriod } from '../periods.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import {
   filteredLatestVisitorIdsSql,
@@ -100,9 +100,8 @@ const SLICE_SPANS_MS = [24 * HOUR_MS, 7 * 24 * HOUR_MS];
  * period) is read.
  */
 async function latestVisitorIds(ctx: ReportContext, period: ResolvedPeriod, params: QueryParams, limit: number, starts: readonly number[]): Promise<string[]> {
-  // `{from}` is rebound to the slice start so the shared raw window (DateTime64 bounds) still applies.
   const idsSince = async (start: number) =>
-    (await queryRows(ctx.deps, LATEST_VISITOR_IDS_SQL, { ...params, from: toClickHouseDateTime(start), limit }, { visitor: 'string' })).map((r) => r.visitor);
+    (await queryRows(ctx.deps, LATEST_VISITOR_IDS_SQL, { ...params, sliceFrom: toClickHouseDateTime64(start), limit }, { visitor: 'string' })).map((r) => r.visitor);
   for (const start of starts) {
     const ids = await idsSince(start);
     if (ids.length >= limit) return ids;

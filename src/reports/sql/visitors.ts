@@ -22,45 +22,46 @@ const VISITOR_COLUMNS = `
   argMaxIf(path, ts, kind = 'pageview') AS last_path,
   argMinIf(toString(referrer_source), ts, kind = 'pageview') AS first_referrer`;
 
-/**
- * Phase 1 of the visitors list: the latest `limit` visitor ids by last event, ties by id. Run
- * with `{from}` bound to the start of a recent slice of the period: only two columns and a
- * narrow time range are read, which is what makes the list cheap over 30d/90d.
- */
-export const LATEST_VISITOR_IDS_SQL = `
-SELECT toString(visitor_id) AS visitor
+/** The latest `limit` visitors of the events meeting `where`, by last event, ties by id, as `column`. */
+const latestVisitorsOf = (where: string, column: string) => `
+SELECT ${column}
 FROM events
-WHERE ${RAW_WINDOW}
+WHERE ${where}
 GROUP BY visitor_id
 ORDER BY max(ts) DESC, visitor_id ASC
 LIMIT {limit:UInt32}`;
 
-/** Phase 2: the full summaries of the chosen visitors over the whole period, in list order (ids bound as decimal strings: JSON numbers lose 64-bit precision). */
-export const VISITORS_BY_ID_SQL = `
+/** The summaries of the visitors in `visitors` (a set) over the events meeting `where`, in list order. */
+const summariesOf = (where: string, visitors: string) => `
 SELECT ${VISITOR_COLUMNS}
 FROM events
-WHERE ${RAW_WINDOW} AND visitor_id IN CAST({ids:Array(String)}, 'Array(UInt64)')
+WHERE ${where} AND visitor_id IN ${visitors}
 GROUP BY visitor_id
 ORDER BY last_ms DESC, visitor_id ASC`;
 
+/** Ids bound as decimal strings: JSON numbers lose 64-bit precision. */
+const BOUND_IDS = "CAST({ids:Array(String)}, 'Array(UInt64)')";
+
+/** A recent slice [sliceFrom, to) of the period (DateTime64 bounds, as RAW_WINDOW's). */
+const SLICE_WINDOW = "project_id = {projectId:String} AND ts >= {sliceFrom:DateTime64(3, 'UTC')} AND ts < {to:DateTime64(3, 'UTC')}";
+
+/**
+ * Phase 1 of the visitors list: the latest `limit` visitor ids of a recent slice of the period
+ * (finally the whole period): only two columns and a narrow time range are read, which is what
+ * makes the list cheap over 30d/90d.
+ */
+export const LATEST_VISITOR_IDS_SQL = latestVisitorsOf(SLICE_WINDOW, 'toString(visitor_id) AS visitor');
+
+/** Phase 2: the full summaries of the chosen visitors over the whole period, in list order. */
+export const VISITORS_BY_ID_SQL = summariesOf(RAW_WINDOW, BOUND_IDS);
+
 /**
  * Both phases in one statement for the usual case: the summaries of the latest `limit` visitors
- * of the recent slice [sliceFrom, to). When the slice holds at least `limit` visitors they are
- * the period's latest (see LATEST_VISITOR_IDS_SQL's caller), and one engine statement does what
- * two did one after the other; with fewer, the caller widens the slice in two phases.
+ * of the slice. When the slice holds at least `limit` visitors they are the period's latest (see
+ * LATEST_VISITOR_IDS_SQL's caller), and one engine statement does what two did one after the
+ * other; with fewer, the caller widens the slice in two phases.
  */
-export const LATEST_VISITORS_OF_SLICE_SQL = `
-SELECT ${VISITOR_COLUMNS}
-FROM events
-WHERE ${RAW_WINDOW} AND visitor_id IN (
-  SELECT visitor_id
-  FROM events
-  WHERE project_id = {projectId:String} AND ts >= {sliceFrom:DateTime64(3, 'UTC')} AND ts < {to:DateTime64(3, 'UTC')}
-  GROUP BY visitor_id
-  ORDER BY max(ts) DESC, visitor_id ASC
-  LIMIT {limit:UInt32})
-GROUP BY visitor_id
-ORDER BY last_ms DESC, visitor_id ASC`;
+export const LATEST_VISITORS_OF_SLICE_SQL = summariesOf(RAW_WINDOW, `(${latestVisitorsOf(SLICE_WINDOW, 'visitor_id')})`);
 
 /** One visitor's summary over the period (the profile). */
 export const ONE_VISITOR_SQL = `
@@ -78,19 +79,8 @@ GROUP BY visitor_id`;
  */
 const KEPT = (kept: string) => `${RAW_WINDOW} AND kind IN ('pageview', 'custom', 'transaction') AND (${kept})`;
 
-/** LATEST_VISITOR_IDS_SQL over the kept events. */
-export const filteredLatestVisitorIdsSql = (kept: string) => `
-SELECT toString(visitor_id) AS visitor
-FROM events
-WHERE ${KEPT(kept)}
-GROUP BY visitor_id
-ORDER BY max(ts) DESC, visitor_id ASC
-LIMIT {limit:UInt32}`;
+/** LATEST_VISITOR_IDS_SQL over the kept events of the whole period. */
+export const filteredLatestVisitorIdsSql = (kept: string) => latestVisitorsOf(KEPT(kept), 'toString(visitor_id) AS visitor');
 
 /** VISITORS_BY_ID_SQL over the kept events. */
-export const filteredVisitorsByIdSql = (kept: string) => `
-SELECT ${VISITOR_COLUMNS}
-FROM events
-WHERE ${KEPT(kept)} AND visitor_id IN CAST({ids:Array(String)}, 'Array(UInt64)')
-GROUP BY visitor_id
-ORDER BY last_ms DESC, visitor_id ASC`;
+export const filteredVisitorsByIdSql = (kept: string) => summariesOf(KEPT(kept), BOUND_IDS);
