@@ -24,6 +24,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { withQuery } from '../src/adapters/clickhouse.js';
 import { createApp } from '../src/app.js';
 import { createAccount, createApiKey } from '../src/auth/store.js';
 import { parseConfig } from '../src/config.js';
@@ -227,19 +228,11 @@ async function main() {
     await deps.redis.hset(ProjectKeys.members(project.id), { [account.id]: 'owner' });
     // The app's engine handle, counting each query and its time while a report is traced.
     const trace: { on: boolean; queries: { label: string; ms: number }[] } = { on: false, queries: [] };
-    const clickhouse = new Proxy(deps.clickhouse, {
-      get(target, prop) {
-        if (prop === 'query') {
-          return async (params: Parameters<typeof target.query>[0]) => {
-            const t = performance.now();
-            const result = await target.query(params);
-            if (trace.on) trace.queries.push({ label: queryLabel(params.query), ms: performance.now() - t });
-            return result;
-          };
-        }
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
+    const clickhouse = withQuery(deps.clickhouse, async (params) => {
+      const t = performance.now();
+      const result = await deps.clickhouse.query(params);
+      if (trace.on) trace.queries.push({ label: queryLabel(params.query), ms: performance.now() - t });
+      return result;
     });
     const appDeps = { ...deps, clickhouse };
     const app = createApp(appDeps, createServices(appDeps));

@@ -19,6 +19,19 @@ export const clickhouseSettings = {
  */
 export const embeddedSessionResets = { insert_deduplication_token: '', parallel_view_processing: 0 } as const;
 
+type Query = (params: Parameters<ClickHouseClient['query']>[0]) => ReturnType<ClickHouseClient['query']>;
+
+/** `client` with its `query` replaced by `query`; every other member is the client's own, bound to it. */
+export function withQuery(client: ClickHouseClient, query: Query): ClickHouseClient {
+  return new Proxy(client, {
+    get(target, prop) {
+      if (prop === 'query') return query;
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /** A plain SQL identifier: what may be written into a statement unquoted. */
 export const isIdentifier = (name: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
 

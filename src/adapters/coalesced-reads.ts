@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from './clickhouse.js';
+import { withQuery, type ClickHouseClient } from './clickhouse.js';
 
 type QueryParams = Parameters<ClickHouseClient['query']>[0];
 type Answer = Awaited<ReturnType<ClickHouseClient['query']>>;
@@ -33,9 +33,11 @@ export function combinable(params: QueryParams): boolean {
   const { query } = params;
   if (typeof query !== 'string' || !SELECT_STATEMENT.test(query) || STATEMENT_CLAUSES.test(query)) return false;
   const bound = params.query_params ?? {};
-  for (const [, name] of query.matchAll(PLACEHOLDER)) if (!Object.hasOwn(bound, name!)) return false;
-  return true;
+  return namesIn(query).every((name) => Object.hasOwn(bound, name));
 }
+
+/** The parameter names `{name:Type}` placeholders of `sql` use, each once, sorted. */
+const namesIn = (sql: string): string[] => [...new Set(Array.from(sql.matchAll(PLACEHOLDER), ([, name]) => name!))].sort();
 
 /**
  * One statement answering several reads: read i becomes a UNION ALL branch whose parameters
@@ -79,8 +81,7 @@ const answerOf = (texts: readonly string[]): Answer =>
  */
 function sameReadKey(read: QueryParams): string {
   const bound = read.query_params ?? {};
-  const named = [...new Set(Array.from(read.query.matchAll(PLACEHOLDER), ([, name]) => name!))].sort();
-  return JSON.stringify([read.query, named.map((name) => bound[name])]);
+  return JSON.stringify([read.query, namesIn(read.query).map((name) => bound[name])]);
 }
 
 /**
@@ -159,11 +160,5 @@ export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
     });
   };
 
-  return new Proxy(client, {
-    get(target, prop) {
-      if (prop === 'query') return query;
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return withQuery(client, query);
 }

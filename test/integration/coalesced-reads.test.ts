@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import { withQuery, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
 import { coalescedReads, combinable } from '../../src/adapters/coalesced-reads.js';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { createApp } from '../../src/app.js';
@@ -21,17 +21,9 @@ afterAll(async () => {
 /** The engine's client, counting the statements that reach it. */
 function counted(client: ClickHouseClient) {
   const sent: string[] = [];
-  const counting = new Proxy(client, {
-    get(target, prop) {
-      if (prop === 'query') {
-        return (params: Read) => {
-          sent.push(params.query);
-          return target.query(params);
-        };
-      }
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
+  const counting = withQuery(client, (params) => {
+    sent.push(params.query);
+    return client.query(params);
   });
   return { sent, reads: coalescedReads(counting) };
 }
