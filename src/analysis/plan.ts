@@ -1,4 +1,4 @@
-import { periodParams } from '../reports/query.js';
+import { periodParams, type QueryParams } from '../reports/query.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
 import { RAW_WINDOW } from '../reports/sql/window.js';
 import { Binder } from './binder.js';
@@ -30,12 +30,14 @@ export interface PlanInput {
   onlyFirst?: readonly string[];
   /** Group these values of the first dimension (a visit dimension) as one row named `as`; `''` among them keeps empty values in. */
   fold?: { as: string; values: readonly string[] };
+  /** The period's parameters (query.ts rawParams); its exact periodParams when absent. */
+  periodParams?: QueryParams;
 }
 
 /** A planned query: SQL text with `{name:Type}` placeholders, their values, and the result columns. */
 export interface Plan {
   sql: string;
-  params: Record<string, unknown>;
+  params: QueryParams;
   /** Result column of each dimension, in question order (`d0`, `d1`, …). */
   dimensionColumns: string[];
 }
@@ -178,7 +180,7 @@ function groupedVisits(columns: readonly string[], where: string, conditions: re
  *   grouped by (dimensions, visit) and joined to their visits only when a visit column is needed.
  */
 export function planQuestion(q: PlanInput): Plan {
-  const binder = new Binder(periodParams(q.projectId, q.period, { daily: false }));
+  const binder = new Binder(q.periodParams ?? periodParams(q.projectId, q.period, { daily: false }));
   const { eventFilters, visitFilters, visitDims } = splitFilters(q.filters, binder);
   const dimensionColumns = q.dimensions.map((_, i) => `d${i}`);
   const eventDims: { column: string; sql: string }[] = [];

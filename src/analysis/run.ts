@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
+import { queryJson, rawParams } from '../reports/query.js';
 import { isTimeDimension } from './dimensions.js';
 import { planQuestion, type PlanInput, type PlanMetric } from './plan.js';
 import type { Dimension, Filter, OrderDirection } from './question.js';
@@ -44,7 +45,7 @@ const metricValue = (value: unknown): number | null => (value === null || value 
  * Runs a question over the raw events of `projectId` in `period` and shapes its rows: dimension
  * values keyed by dimension name, metrics keyed by metric name.
  */
-export async function runQuestion(deps: Pick<Deps, 'clickhouse'>, projectId: string, period: ResolvedPeriod, q: Question): Promise<AnswerRow[]> {
+export async function runQuestion(deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>, projectId: string, period: ResolvedPeriod, q: Question): Promise<AnswerRow[]> {
   const input: PlanInput = {
     projectId,
     period,
@@ -56,10 +57,10 @@ export async function runQuestion(deps: Pick<Deps, 'clickhouse'>, projectId: str
     offset: q.offset ?? 0,
     ...(q.onlyFirst ? { onlyFirst: q.onlyFirst } : {}),
     ...(q.fold ? { fold: q.fold } : {}),
+    periodParams: await rawParams(deps, projectId, period),
   };
   const plan = planQuestion(input);
-  const result = await deps.clickhouse.query({ query: plan.sql, query_params: plan.params, format: 'JSONEachRow' });
-  const raw = await result.json<Record<string, unknown>>();
+  const raw = await queryJson(deps, plan.sql, plan.params);
   return raw.map((r) => {
     const row: AnswerRow = {};
     q.dimensions.forEach((d, i) => (row[d] = dimensionValue(d, r[plan.dimensionColumns[i]!])));

@@ -18,7 +18,8 @@ const QUARTER_MS = 900_000;
 
 /**
  * The parameters every period-scoped report binds (sql/window.ts): `{projectId:String}`, the
- * exact bounds `{from}`/`{to}` (DateTime64(3)), `{rollupFrom}`/`{rollupTo}`: the 15-minute edges
+ * exact bounds `{from}`/`{to}` (DateTime64(3)), `{readTo}` (where RAW_WINDOW stops: `to` here,
+ * see rawParams), `{rollupFrom}`/`{rollupTo}`: the 15-minute edges
  * inside them, between which rollup rows are read (raw events outside), `{dayFrom}`/`{dayTo}`:
  * the first UTC midnight ≥ rollupFrom and the last ≤ rollupTo, between which the rollups read
  * daily rows, the bucket zone `{tz:String}`, and for hour buckets `{hourBase}` (the first
@@ -36,6 +37,7 @@ export function periodParams(projectId: string, period: ResolvedPeriod, opts: { 
     projectId,
     from: toClickHouseDateTime64(period.from),
     to: toClickHouseDateTime64(period.to),
+    readTo: toClickHouseDateTime64(period.to),
     rollupFrom: toClickHouseDateTime(rollupFrom),
     rollupTo: toClickHouseDateTime(rollupTo),
     dayFrom: toClickHouseDateTime(dayFrom),
@@ -53,7 +55,7 @@ WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({to:DateTime64(3,
   AND ts >= {to:DateTime64(3, 'UTC')} AND ts < {dayEnd:DateTime64(3, 'UTC')}`;
 
 /**
- * What a read from rollups still has to learn: whether rows are stored after now, and if so the
+ * What a read of rollupParams or rawParams still has to learn: whether rows are stored after now, and if so the
  * parameters that cut the period there. Carried under a symbol, so spreading the parameters
  * (`{ ...params, limit }`) keeps it and the client never binds it.
  */
@@ -82,17 +84,63 @@ export async function rollupParams(
   period: ResolvedPeriod,
   opts: { daily?: boolean } = {},
 ): Promise<QueryParams> {
-  const dayEnd = Math.floor(period.to / DAY_MS) * DAY_MS + DAY_MS;
+  const dayEnd = nextUtcMidnight(period.to);
   const usual = periodParams(projectId, period, { ...opts, rollupEnd: dayEnd });
+  const check = await afterNowCheck(deps, table, projectId, period, dayEnd);
+  return check ? withCut(usual, check.rowsAfterNow, periodParams(projectId, period, opts)) : usual;
+}
+
+/** A period whose end lies this long before the clock ended before now (a past range, a comparison): rows after it are a certainty. */
+const ENDED_BEFORE_NOW_MS = 60_000;
+
+/**
+ * periodParams for a read of raw events (RAW_WINDOW). The engine remembers how large each
+ * aggregation's hash table grew, keyed by the statement's tables, WHERE and GROUP BY with the bound
+ * values in them, and sizes the table at once the next time; a WHERE bounded by `to` (now + 1 ms)
+ * is new at every request, so a visit pass never found its size and grew its table step by step
+ * (referrers by visit at 1M events, 30d: 37 → 28 ms when the size is known). For a period that
+ * ends at now, `readTo` is therefore the next UTC midnight — the same statement all day, the same
+ * rows while nothing is stored after now — and the rows-after-now check runs beside the read as
+ * for rollupParams (`queryRows` and `queryJson` read again with the exact end when it finds rows).
+ * A period that ended before now is read up to its exact end.
+ */
+export async function rawParams(deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>, projectId: string, period: ResolvedPeriod, opts: { daily?: boolean } = {}): Promise<QueryParams> {
+  const exact = periodParams(projectId, period, opts);
+  if (period.to < deps.clock.now() - ENDED_BEFORE_NOW_MS) return exact;
+  const dayEnd = nextUtcMidnight(period.to);
+  const usual = { ...exact, readTo: toClickHouseDateTime64(dayEnd) };
+  const check = await afterNowCheck(deps, 'events', projectId, period, dayEnd);
+  return check ? withCut(usual, check.rowsAfterNow, exact) : usual;
+}
+
+const nextUtcMidnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS;
+
+/**
+ * Whether rows are stored in `table` from `period`'s end to `dayEnd`, as a check running (the
+ * caller reads beside it; wrapped, so awaiting this does not wait for it), or null when the answer cache already knows the project's latest row
+ * from the period's last day on (deps.latestRow) and it is older than the period's end.
+ */
+async function afterNowCheck(
+  deps: Pick<Deps, 'clickhouse' | 'latestRow'>,
+  table: 'events' | 'bot_hits',
+  projectId: string,
+  period: ResolvedPeriod,
+  dayEnd: number,
+): Promise<{ rowsAfterNow: Promise<boolean> } | null> {
   const known = deps.latestRow?.projectId === projectId && period.to >= deps.latestRow.since ? deps.latestRow : undefined;
-  if (known && (await known.at) < period.to) return usual;
+  if (known && (await known.at) < period.to) return null;
   const check = { projectId, to: toClickHouseDateTime64(period.to), dayEnd: toClickHouseDateTime64(dayEnd) };
   const rowsAfterNow = queryOne(deps, LATER_SQL(table), check, { later: 'number' }).then((r) => r.later > 0);
   // A caller that fails before reading leaves the check unawaited.
   rowsAfterNow.catch(() => {});
-  const pending: AfterNowCheck = { rowsAfterNow, cutAtNow: periodParams(projectId, period, opts) };
-  return Object.assign(usual, { [AFTER_NOW]: pending });
+  return { rowsAfterNow };
 }
+
+/** `usual` carrying the pending check and the parameters that cut the period at now (read when the check finds rows). */
+const withCut = (usual: QueryParams, rowsAfterNow: Promise<boolean>, cutAtNow: QueryParams): QueryParams => {
+  const pending: AfterNowCheck = { rowsAfterNow, cutAtNow };
+  return Object.assign(usual, { [AFTER_NOW]: pending });
+};
 
 /** The parameters of a report computed from `source`: rollupParams for rollups, the exact periodParams for raw events. */
 export const sourceParams = (deps: Pick<Deps, 'clickhouse' | 'latestRow'>, projectId: string, period: ResolvedPeriod, source: 'rollup' | 'raw', opts: { daily?: boolean } = {}) =>
@@ -134,25 +182,34 @@ function convert(kind: ColumnKind, value: unknown): unknown {
  * columns, numbers as numbers (even UInt64, which the client sends as strings).
  */
 export async function queryRows<S extends RowSpec>(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams, spec: S): Promise<RowOf<S>[]> {
-  const pending = (params as { [AFTER_NOW]?: AfterNowCheck })[AFTER_NOW];
-  if (!pending) return readRows(deps, sql, params, spec);
-  const usual = readRows(deps, sql, params, spec);
-  usual.catch(() => {});
-  // The caller's own parameters (a limit) stay; the period's are replaced by the cut ones.
-  return (await pending.rowsAfterNow) ? readRows(deps, sql, { ...params, ...pending.cutAtNow }, spec) : usual;
-}
-
-async function readRows<S extends RowSpec>(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams, spec: S): Promise<RowOf<S>[]> {
-  const sliced = rawSlicesEmpty(params) ? withoutRawSlices(sql) : sql;
-  const query = edgesEmpty(params) ? withoutEdgeRows(sliced) : sliced;
-  const result = await deps.clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
-  const raw = await result.json<Record<string, unknown>>();
+  const raw = await queryJson(deps, sql, params);
   const keys = Object.keys(spec) as (keyof S & string)[];
   return raw.map((r) => {
     const row = {} as Record<string, unknown>;
     for (const k of keys) row[k] = convert(spec[k]!, r[k]);
     return row as RowOf<S>;
   });
+}
+
+/**
+ * Runs a SELECT with bound parameters and returns its rows as the engine sends them. With the
+ * parameters of rollupParams or rawParams it reads beside their rows-after-now check, and again
+ * with the period cut at now when the check finds rows.
+ */
+export async function queryJson(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams): Promise<Record<string, unknown>[]> {
+  const pending = (params as { [AFTER_NOW]?: AfterNowCheck })[AFTER_NOW];
+  if (!pending) return readJson(deps, sql, params);
+  const usual = readJson(deps, sql, params);
+  usual.catch(() => {});
+  // The caller's own parameters (a limit) stay; the period's are replaced by the cut ones.
+  return (await pending.rowsAfterNow) ? readJson(deps, sql, { ...params, ...pending.cutAtNow }) : usual;
+}
+
+async function readJson(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams): Promise<Record<string, unknown>[]> {
+  const sliced = rawSlicesEmpty(params) ? withoutRawSlices(sql) : sql;
+  const query = edgesEmpty(params) ? withoutEdgeRows(sliced) : sliced;
+  const result = await deps.clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
+  return result.json<Record<string, unknown>>();
 }
 
 /** The first row of a query that always answers one (aggregates without GROUP BY). */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolvePeriod } from '../../src/reports/periods.js';
-import { dailyRowsFitBuckets, periodParams } from '../../src/reports/query.js';
+import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
+import { fixedClock } from '../../src/adapters/clock.js';
+import { dailyRowsFitBuckets, periodParams, queryJson, rawParams } from '../../src/reports/query.js';
 import { BOT_ROWS, rollupRows, withoutEdgeRows, withoutRawSlices } from '../../src/reports/sql/window.js';
 
 const at = (iso: string) => Date.parse(iso);
@@ -40,6 +42,56 @@ describe('periodParams: exact bounds for raw events, 15-minute edges for rollups
   it('one millisecond before a quarter hour: the rollups hold the whole last quarter, no raw slice', () => {
     const p = periodParams('p', resolvePeriod('today', 'UTC', at('2026-03-15T10:14:59.999Z')));
     expect(p).toMatchObject({ to: '2026-03-15 10:15:00.000', rollupTo: '2026-03-15 10:15:00' });
+  });
+});
+
+describe('rawParams: raw reads of a period ending now stop at the next UTC midnight unless rows are stored after now', () => {
+  const now = at('2026-03-15T10:20:00Z');
+  const period = resolvePeriod('30d', 'UTC', now);
+  /** A narrow fake of the engine: answers the rows-after-now check with `later`, any other read with the readTo it was given. */
+  const engine = (later: number) => {
+    const reads: Record<string, unknown>[] = [];
+    const client = {
+      query: async ({ query, query_params }: { query: string; query_params: Record<string, unknown> }) => ({
+        json: async () => (query.includes('AS later') ? [{ later: String(later) }] : (reads.push(query_params), [{ readTo: query_params.readTo }])),
+      }),
+    } as unknown as ClickHouseClient;
+    return { client, reads };
+  };
+  const noEngine = { query: () => { throw new Error('no read expected'); } } as unknown as ClickHouseClient;
+
+  it('nothing stored after now (known to the answer cache): the next UTC midnight, without a check', async () => {
+    const latestRow = { projectId: 'p', since: at('2026-03-15T00:00:00Z'), at: Promise.resolve(now - 1000) };
+    const p = await rawParams({ clickhouse: noEngine, clock: fixedClock(now), latestRow }, 'p', period);
+    expect(p).toMatchObject({ from: '2026-02-14 00:00:00.000', to: '2026-03-15 10:20:00.001', readTo: '2026-03-16 00:00:00.000' });
+    // The same all day: a later clock read gives the same bounds.
+    const later = resolvePeriod('30d', 'UTC', now + 3_600_000);
+    const q = await rawParams({ clickhouse: noEngine, clock: fixedClock(now + 3_600_000), latestRow: { ...latestRow, at: Promise.resolve(now) } }, 'p', later);
+    expect(q).toMatchObject({ from: p.from, readTo: p.readTo });
+  });
+
+  it('a row known after now: the exact end', async () => {
+    const latestRow = { projectId: 'p', since: at('2026-03-15T00:00:00Z'), at: Promise.resolve(now + 60_000) };
+    const { client, reads } = engine(1);
+    const p = await rawParams({ clickhouse: client, clock: fixedClock(now), latestRow }, 'p', period);
+    expect(await queryJson({ clickhouse: client }, 'SELECT 1', p)).toEqual([{ readTo: '2026-03-15 10:20:00.001' }]);
+    expect(reads.at(-1)).toMatchObject({ readTo: '2026-03-15 10:20:00.001' });
+  });
+
+  it('unknown: read up to midnight beside the check, and again with the exact end only when it finds rows', async () => {
+    const none = engine(0);
+    const p = await rawParams({ clickhouse: none.client, clock: fixedClock(now) }, 'p', period);
+    expect(await queryJson({ clickhouse: none.client }, 'SELECT 1', { ...p, limit: 5 })).toEqual([{ readTo: '2026-03-16 00:00:00.000' }]);
+    expect(none.reads).toHaveLength(1);
+    const some = engine(2);
+    const q = await rawParams({ clickhouse: some.client, clock: fixedClock(now) }, 'p', period);
+    expect(await queryJson({ clickhouse: some.client }, 'SELECT 1', { ...q, limit: 5 })).toEqual([{ readTo: '2026-03-15 10:20:00.001' }]);
+    expect(some.reads.map((r) => [r.readTo, r.limit])).toEqual([['2026-03-16 00:00:00.000', 5], ['2026-03-15 10:20:00.001', 5]]);
+  });
+
+  it('a period that ended before now (a past range, a comparison): its exact end, no check', async () => {
+    const p = await rawParams({ clickhouse: noEngine, clock: fixedClock(now + 3_600_000) }, 'p', period);
+    expect(p).toMatchObject({ to: '2026-03-15 10:20:00.001', readTo: '2026-03-15 10:20:00.001' });
   });
 });
 

@@ -9,11 +9,12 @@
  */
 
 /**
- * The period over raw events. The bounds are bound as DateTime64 like `ts`: compared as
+ * The period over raw events, up to `readTo` (`to`, or the next UTC midnight when nothing is
+ * stored after now: query.ts rawParams). The bounds are bound as DateTime64 like `ts`: compared as
  * DateTime, the embedded engine's key analysis (key `toDate(ts)`) wrongly skips granules whose
  * rows all fall on the UTC date of `to`, dropping e.g. 00:00–02:30Z of a St_Johns day.
  */
-export const RAW_WINDOW = "project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')} AND ts < {to:DateTime64(3, 'UTC')}";
+export const RAW_WINDOW = "project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')} AND ts < {readTo:DateTime64(3, 'UTC')}";
 
 /**
  * The parts of the period the rollups do not hold: less than 15 minutes at either edge. The
