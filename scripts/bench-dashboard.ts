@@ -510,7 +510,7 @@ async function main() {
 
 /** A short name for a query: the rows-after-now check, else the first table it reads. */
 function queryLabel(sql: string): string {
-  if (/AS later FROM/.test(sql)) return 'later-check';
+  if (/AS latest, count\(\) AS n FROM/.test(sql)) return 'later-check';
   const table = /FROM\s+([A-Za-z_][A-Za-z0-9_.]*)/.exec(sql)?.[1];
   return /GROUP BY session_id|groupArray|argMin/.test(sql) && table === 'events' ? 'events(visits)' : (table ?? 'query');
 }

@@ -48,15 +48,19 @@ describe('periodParams: exact bounds for raw events, 15-minute edges for rollups
 describe('rawParams: raw reads of a period ending now stop at the next UTC midnight unless rows are stored after now', () => {
   const now = at('2026-03-15T10:20:00Z');
   const period = resolvePeriod('30d', 'UTC', now);
-  /** A narrow fake of the engine: answers the rows-after-now check with `later`, any other read with the readTo it was given. */
-  const engine = (later: number) => {
+  /** A narrow fake of the engine: answers the check with the latest row of the day (`latest`, null for none), any other read with the readTo it was given. */
+  const engine = (latest: number | null) => {
     const reads: Record<string, unknown>[] = [];
+    const days: unknown[] = [];
     const client = {
       query: async ({ query, query_params }: { query: string; query_params: Record<string, unknown> }) => ({
-        json: async () => (query.includes('AS later') ? [{ later: String(later) }] : (reads.push(query_params), [{ readTo: query_params.readTo }])),
+        json: async () =>
+          query.includes('AS latest')
+            ? (days.push(query_params.day), [{ latest: String(latest ?? 0), n: latest === null ? '0' : '3' }])
+            : (reads.push(query_params), [{ readTo: query_params.readTo }]),
       }),
     } as unknown as ClickHouseClient;
-    return { client, reads };
+    return { client, reads, days };
   };
   const noEngine = { query: () => { throw new Error('no read expected'); } } as unknown as ClickHouseClient;
 
@@ -72,21 +76,27 @@ describe('rawParams: raw reads of a period ending now stop at the next UTC midni
 
   it('a row known after now: the exact end', async () => {
     const latestRow = { projectId: 'p', since: at('2026-03-15T00:00:00Z'), at: Promise.resolve(now + 60_000) };
-    const { client, reads } = engine(1);
+    const { client, reads } = engine(now + 1);
     const p = await rawParams({ clickhouse: client, clock: fixedClock(now), latestRow }, 'p', period);
     expect(await queryJson({ clickhouse: client }, 'SELECT 1', p)).toEqual([{ readTo: '2026-03-15 10:20:00.001' }]);
     expect(reads.at(-1)).toMatchObject({ readTo: '2026-03-15 10:20:00.001' });
   });
 
   it('unknown: read up to midnight beside the check, and again with the exact end only when it finds rows', async () => {
-    const none = engine(0);
-    const p = await rawParams({ clickhouse: none.client, clock: fixedClock(now) }, 'p', period);
-    expect(await queryJson({ clickhouse: none.client }, 'SELECT 1', { ...p, limit: 5 })).toEqual([{ readTo: '2026-03-16 00:00:00.000' }]);
-    expect(none.reads).toHaveLength(1);
-    const some = engine(2);
-    const q = await rawParams({ clickhouse: some.client, clock: fixedClock(now) }, 'p', period);
-    expect(await queryJson({ clickhouse: some.client }, 'SELECT 1', { ...q, limit: 5 })).toEqual([{ readTo: '2026-03-15 10:20:00.001' }]);
-    expect(some.reads.map((r) => [r.readTo, r.limit])).toEqual([['2026-03-16 00:00:00.000', 5], ['2026-03-15 10:20:00.001', 5]]);
+    for (const latest of [null, now - 60_000, now]) {
+      const before = engine(latest);
+      const p = await rawParams({ clickhouse: before.client, clock: fixedClock(now) }, 'p', period);
+      expect(await queryJson({ clickhouse: before.client }, 'SELECT 1', { ...p, limit: 5 }), `latest ${latest}`).toEqual([{ readTo: '2026-03-16 00:00:00.000' }]);
+      expect(before.reads).toHaveLength(1);
+      // The check asks for now's UTC day, the same all day.
+      expect(before.days).toEqual(['2026-03-15 00:00:00.000']);
+    }
+    for (const latest of [now + 1, now + 3_600_000]) {
+      const after = engine(latest);
+      const q = await rawParams({ clickhouse: after.client, clock: fixedClock(now) }, 'p', period);
+      expect(await queryJson({ clickhouse: after.client }, 'SELECT 1', { ...q, limit: 5 })).toEqual([{ readTo: '2026-03-15 10:20:00.001' }]);
+      expect(after.reads.map((r) => [r.readTo, r.limit])).toEqual([['2026-03-16 00:00:00.000', 5], ['2026-03-15 10:20:00.001', 5]]);
+    }
   });
 
   it('a period that ended before now (a past range, a comparison): its exact end, no check', async () => {
