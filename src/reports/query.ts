@@ -59,8 +59,8 @@ SELECT toUnixTimestamp64Milli(max(ts)) AS latest, count() AS n FROM ${table}
 WHERE project_id = {projectId:String} AND toDate(ts) = toDate({day:DateTime64(3, 'UTC')})`;
 
 /**
- * What a read of rollupParams or rawParams still has to learn: whether rows are stored after now, and if so the
- * parameters that cut the period there. Carried under a symbol, so spreading the parameters
+ * What a read of rollupParams or rawParams still has to learn: whether rows are stored after
+ * now, and if so the parameters that cut the period there. Carried under a symbol, so spreading the parameters
  * (`{ ...params, limit }`) keeps it and the client never binds it.
  */
 const AFTER_NOW = Symbol('rows after now');
@@ -75,9 +75,9 @@ interface AfterNowCheck {
  * up to the next UTC midnight (today's daily row, no raw slice at the end), as fast as before
  * periods ended at now. Only when rows after now exist (an import with future timestamps, a test
  * clock) does the end fall back to 15-minute rows and a raw slice cut at now. The check reads
- * two granules of the raw table (its key starts with the day); it is skipped when the answer
- * cache already knows the latest row from the period's last day on (deps.latestRow) and it is
- * older than the period's end. Otherwise the parameters of the usual case are returned at once
+ * the granules of now's UTC day in the raw table (its key starts with the day); it is skipped
+ * when the answer cache already knows the latest row from the period's last day on
+ * (deps.latestRow) and it is older than the period's end. Otherwise the parameters of the usual case are returned at once
  * with the check running: `queryRows` reads with them beside it (one engine statement, README
  * "Where the computed time goes") and reads again with the cut only when the check finds rows.
  */
@@ -121,8 +121,9 @@ const nextUtcMidnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS + DAY_M
 
 /**
  * Whether rows are stored in `table` from `period`'s end to `dayEnd`, as a check running (the
- * caller reads beside it; wrapped, so awaiting this does not wait for it), or null when the answer cache already knows the project's latest row
- * from the period's last day on (deps.latestRow) and it is older than the period's end.
+ * caller reads beside it; wrapped, so awaiting this does not wait for it), or null when the
+ * answer cache already knows the project's latest row from the period's last day on
+ * (deps.latestRow) and it is older than the period's end.
  */
 async function afterNowCheck(
   deps: Pick<Deps, 'clickhouse' | 'latestRow'>,
