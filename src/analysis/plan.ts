@@ -87,12 +87,16 @@ const TWO_STEP_METRIC_SQL: Readonly<Record<PlanMetric, { partial: readonly strin
 };
 /** The visit attributes a channel is derived from (channels.ts). */
 const CHANNEL_INPUTS = ['source', 'utmSource', 'utmMedium', 'utmCampaign'] as const;
-const VISIT_TOTALS = [
-  `countIf(${PAGEVIEW}) AS v_pageviews`,
-  `countIf(${CUSTOM}) AS v_events`,
-  "sumIf(toUInt64(duration_ms), kind = 'leave') AS v_duration",
-  "countIf(kind = 'leave') AS v_leaves",
-];
+/**
+ * A visit's pageviews and custom/transaction events as one sum (pageviews in the low 32 bits):
+ * one state per visit instead of two makes the hash table of a visit pass smaller (the ungrouped
+ * pass at 10M events, 30d: 90 → 79 ms). groupedVisits unpacks it into `v_pageviews` and `v_events`.
+ */
+const PACKED_COUNTS = `sum(multiIf(${PAGEVIEW}, 1, ${CUSTOM}, 4294967296, 0)) AS v_counts`;
+const UNPACKED_COUNTS = ['v_counts % 4294967296 AS v_pageviews', 'intDiv(v_counts, 4294967296) AS v_events'];
+const VISIT_TOTALS = [PACKED_COUNTS, "sumIf(toUInt64(duration_ms), kind = 'leave') AS v_duration", "countIf(kind = 'leave') AS v_leaves"];
+/** Without event-level filters every counted event is kept: the kept counts are the visit's own, not counted again. */
+const ALL_KEPT = ['v_pageviews AS k_pageviews', 'v_events AS k_events', 'v_pageviews + v_events AS k_kept'];
 
 /**
  * Bucket key of a time dimension over `ts`: the start of the zone's clock hour in epoch seconds
@@ -160,13 +164,15 @@ function candidateSessions(filters: readonly Filter[], binder: Binder, keptEvent
 const and = (conditions: readonly string[]) => (conditions.length ? conditions.join(' AND ') : '1');
 
 /**
- * Events of `where` grouped into visits with `columns`, the channel (when `needed` has it)
- * selected over them, and the visits kept where `conditions` hold.
+ * Events of `where` grouped into visits with `columns`, the packed counts unpacked (when
+ * `columns` has them), `derived` columns and the channel (when `needed` has it) selected over
+ * them, and the visits kept where `conditions` hold.
  */
-function groupedVisits(columns: readonly string[], where: string, conditions: readonly string[], needed: ReadonlySet<VisitDimension>): string {
+function groupedVisits(columns: readonly string[], where: string, conditions: readonly string[], needed: ReadonlySet<VisitDimension>, derived: readonly string[] = []): string {
   const grouped = `SELECT ${columns.join(', ')} FROM events WHERE ${where} GROUP BY session_id`;
   const channel = visitChannelColumn(needed);
-  return `SELECT *${channel ? `, ${channel}` : ''} FROM (${grouped}) WHERE ${and(conditions)}`;
+  const over = [...(columns.includes(PACKED_COUNTS) ? UNPACKED_COUNTS : []), ...derived, ...(channel ? [channel] : [])];
+  return `SELECT *${over.map((c) => `, ${c}`).join('')} FROM (${grouped}) WHERE ${and(conditions)}`;
 }
 
 /**
@@ -216,18 +222,14 @@ export function planQuestion(q: PlanInput): Plan {
 
   if (eventDims.length === 0) {
     const kept = and(eventFilters);
-    const perVisit = [
-      'session_id',
-      'any(visitor_id) AS visitor',
-      ...attributes,
-      ...VISIT_TOTALS,
-      `countIf(${PAGEVIEW} AND ${kept}) AS k_pageviews`,
-      `countIf(${CUSTOM} AND ${kept}) AS k_events`,
-      `countIf(${COUNTED_KINDS} AND ${kept}) AS k_kept`,
-    ];
+    const keptCounts = eventFilters.length
+      ? [`countIf(${PAGEVIEW} AND ${kept}) AS k_pageviews`, `countIf(${CUSTOM} AND ${kept}) AS k_events`, `countIf(${COUNTED_KINDS} AND ${kept}) AS k_kept`]
+      : [];
+    const keptDerived = eventFilters.length ? [] : ALL_KEPT;
+    const perVisit = ['session_id', ...(q.metrics.includes('visitors') ? ['any(visitor_id) AS visitor'] : []), ...attributes, ...VISIT_TOTALS, ...keptCounts];
     const byChannel = groupedVisitDims.some((g) => g.dim === 'channel') && !q.filters.some((f) => f.dimension === 'channel') && !q.fold;
     if (!byChannel) {
-      const from = groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims], visitDims);
+      const from = groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims], visitDims, keptDerived);
       return { sql: outer(from), params: binder.params, dimensionColumns };
     }
     // Grouped by channel: the visits are grouped by the channel's inputs (and the other
@@ -243,6 +245,7 @@ export function planQuestion(q: PlanInput): Plan {
       readFrom,
       ['k_kept > 0', ...visitFilters, ...otherDims.map((g) => `${visitColumn(g.dim)} != ''`)],
       new Set([...visitDims].filter((d) => d !== 'channel')),
+      keptDerived,
     );
     const groupSelect = [...otherDims.map((g) => `${visitColumn(g.dim)} AS ${g.column}`), source, utmSource, utmMedium, utmCampaign, ...partial];
     const groups = `SELECT ${groupSelect.join(', ')} FROM (${visits}) GROUP BY ${keys.join(', ')} LIMIT ${binder.bind(UNLIMITED, 'UInt64')}`;
