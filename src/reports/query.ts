@@ -75,11 +75,10 @@ interface AfterNowCheck {
  * up to the next UTC midnight (today's daily row, no raw slice at the end), as fast as before
  * periods ended at now. Only when rows after now exist (an import with future timestamps, a test
  * clock) does the end fall back to 15-minute rows and a raw slice cut at now. The check reads
- * the granules of now's UTC day in the raw table (its key starts with the day); it is skipped
- * when the answer cache already knows the latest row from the period's last day on
- * (deps.latestRow) and it is older than the period's end. Otherwise the parameters of the usual case are returned at once
- * with the check running: `queryRows` reads with them beside it (one engine statement, README
- * "Where the computed time goes") and reads again with the cut only when the check finds rows.
+ * the granules of now's UTC day in the raw table (its key starts with the day), or is the answer
+ * cache's latest row (afterNowCheck). The parameters of the usual case are returned at once with
+ * the check running: `queryRows` reads with them beside it (one engine statement, README "Where
+ * the computed time goes") and reads again with the cut only when the check finds rows.
  */
 export async function rollupParams(
   deps: Pick<Deps, 'clickhouse' | 'latestRow'>,
@@ -90,8 +89,7 @@ export async function rollupParams(
 ): Promise<QueryParams> {
   const dayEnd = nextUtcMidnight(period.to);
   const usual = periodParams(projectId, period, { ...opts, rollupEnd: dayEnd });
-  const check = await afterNowCheck(deps, table, projectId, period, dayEnd);
-  return check ? withCut(usual, check.rowsAfterNow, periodParams(projectId, period, opts)) : usual;
+  return withCut(usual, afterNowCheck(deps, table, projectId, period, dayEnd), periodParams(projectId, period, opts));
 }
 
 /** A period whose end lies this long before the clock ended before now (a past range, a comparison): rows after it are a certainty. */
@@ -113,36 +111,30 @@ export async function rawParams(deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'c
   if (period.to < deps.clock.now() - ENDED_BEFORE_NOW_MS) return exact;
   const dayEnd = nextUtcMidnight(period.to);
   const usual = { ...exact, readTo: toClickHouseDateTime64(dayEnd) };
-  const check = await afterNowCheck(deps, 'events', projectId, period, dayEnd);
-  return check ? withCut(usual, check.rowsAfterNow, exact) : usual;
+  return withCut(usual, afterNowCheck(deps, 'events', projectId, period, dayEnd), exact);
 }
 
 const nextUtcMidnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS;
 
 /**
  * Whether rows are stored in `table` from `period`'s end to `dayEnd`, as a check running (the
- * caller reads beside it; wrapped, so awaiting this does not wait for it), or null when the
- * answer cache already knows the project's latest row from the period's last day on
- * (deps.latestRow) and it is older than the period's end.
+ * caller reads beside it). Where the answer cache reads the project's latest row from the
+ * period's last day on (deps.latestRow: one query per data version), that is the check, whether
+ * it has arrived yet or not: the first answers after a flushed batch read beside it instead of
+ * waiting for it.
  */
-async function afterNowCheck(
-  deps: Pick<Deps, 'clickhouse' | 'latestRow'>,
-  table: 'events' | 'bot_hits',
-  projectId: string,
-  period: ResolvedPeriod,
-  dayEnd: number,
-): Promise<{ rowsAfterNow: Promise<boolean> } | null> {
+function afterNowCheck(deps: Pick<Deps, 'clickhouse' | 'latestRow'>, table: 'events' | 'bot_hits', projectId: string, period: ResolvedPeriod, dayEnd: number): Promise<boolean> {
   const known = deps.latestRow?.projectId === projectId && period.to >= deps.latestRow.since ? deps.latestRow : undefined;
-  if (known && (await known.at) < period.to) return null;
+  if (known) return known.at.then((at) => at >= period.to);
   const day = { projectId, day: toClickHouseDateTime64(dayEnd - DAY_MS) };
   const rowsAfterNow = queryOne(deps, LATEST_ON_DAY_SQL(table), day, { latest: 'number', n: 'number' }).then((r) => r.n > 0 && r.latest >= period.to);
-  // A caller that fails before reading leaves the check unawaited.
-  rowsAfterNow.catch(() => {});
-  return { rowsAfterNow };
+  return rowsAfterNow;
 }
 
 /** `usual` carrying the pending check and the parameters that cut the period at now (read when the check finds rows). */
 const withCut = (usual: QueryParams, rowsAfterNow: Promise<boolean>, cutAtNow: QueryParams): QueryParams => {
+  // A caller that fails before reading leaves the check unawaited.
+  rowsAfterNow.catch(() => {});
   const pending: AfterNowCheck = { rowsAfterNow, cutAtNow };
   return Object.assign(usual, { [AFTER_NOW]: pending });
 };

@@ -74,6 +74,19 @@ describe('rawParams: raw reads of a period ending now stop at the next UTC midni
     expect(q).toMatchObject({ from: p.from, readTo: p.readTo });
   });
 
+  it('the answer cache still reading its latest row: the parameters at once, the read waiting only to learn whether to read again', async () => {
+    let arrive = (_: number) => {};
+    const latestRow = { projectId: 'p', since: at('2026-03-15T00:00:00Z'), at: new Promise<number>((r) => (arrive = r)) };
+    const { client, reads } = engine(null);
+    const p = await rawParams({ clickhouse: client, clock: fixedClock(now), latestRow }, 'p', period);
+    expect(p).toMatchObject({ readTo: '2026-03-16 00:00:00.000' });
+    const answer = queryJson({ clickhouse: client }, 'SELECT 1', p);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(reads).toHaveLength(1);
+    arrive(now + 5);
+    expect(await answer).toEqual([{ readTo: '2026-03-15 10:20:00.001' }]);
+  });
+
   it('a row known after now: the exact end', async () => {
     const latestRow = { projectId: 'p', since: at('2026-03-15T00:00:00Z'), at: Promise.resolve(now + 60_000) };
     const { client, reads } = engine(now + 1);
