@@ -199,4 +199,35 @@ describe('a whole dashboard through the app', () => {
     expect(atOnce).toEqual(oneByOne);
     expect(sent.length - byOne).toBeLessThan(byOne);
   });
+
+  it('reads the same statements a few seconds later, so dashboards opened together send each once', async () => {
+    // A read as combined reads tell them apart: its text and the values of the parameters it names.
+    const readKey = (params: Read) => {
+      const named = [...params.query.matchAll(/\{(\w+):/g)].map((m) => m[1]!);
+      const values = Object.fromEntries(named.map((name) => [name, (params.query_params as Record<string, unknown>)[name]]));
+      return `${params.query}\n${JSON.stringify(values)}`;
+    };
+    // Two moments of one UTC day a few seconds apart, after every stored event (so no read is cut at its own now).
+    const DAY = 86_400_000;
+    let at = h.deps.clock.now() + 1_000;
+    if (Math.floor(at / DAY) !== Math.floor((at + 4_321) / DAY)) at = Math.ceil(at / DAY) * DAY + 1_000;
+    const dashboardAt = async (at: number) => {
+      const asked: string[] = [];
+      const recording = withQuery(h.deps.clickhouse, (params) => {
+        asked.push(readKey(params));
+        return h.deps.clickhouse.query(params);
+      });
+      const deps = { ...h.deps, clickhouse: recording, answers: undefined, clock: fixedClock(at) };
+      const app = createApp(deps, createServices(deps));
+      for (const report of ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'devices', 'browsers', 'os', 'events', 'visitors', 'performance']) {
+        const res = await app.request(`/api/v1/projects/${domain}/${report}?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
+        expect(res.status, report).toBe(200);
+      }
+      return asked.sort();
+    };
+    const first = await dashboardAt(at);
+    const later = await dashboardAt(at + 4_321);
+    expect(first.length).toBeGreaterThan(12);
+    expect(later).toEqual(first);
+  });
 });

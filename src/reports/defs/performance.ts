@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { defineReport } from '../definition.js';
 import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
-import { periodParams, queryRows, type ColumnKind } from '../query.js';
+import { queryRows, rawParams, type ColumnKind } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { RAW_WINDOW } from '../sql/window.js';
 
@@ -109,7 +109,7 @@ export const performanceReport = defineReport({
   response: PerformanceResponse,
   async run(ctx, input): Promise<Performance> {
     const { period } = await resolveInput(ctx, input);
-    const { kept, params } = keptEvents(filtersOf(input), { ...periodParams(ctx.project.id, period), limit: PERFORMANCE_TOP_PAGES + 1 });
+    const { kept, params } = keptEvents(filtersOf(input), { ...(await rawParams(ctx.deps, ctx.project.id, period)), limit: PERFORMANCE_TOP_PAGES + 1 });
     const rows = await queryRows(
       ctx.deps,
       performanceSql(kept),

@@ -4,7 +4,7 @@ import { defineReport } from '../definition.js';
 import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
 import { limitParam } from '../params.js';
-import { periodParams, queryRows, type QueryParams } from '../query.js';
+import { queryRows, rawParams, type QueryParams } from '../query.js';
 import { toClickHouseDateTime64, type ResolvedPeriod } from '../periods.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import {
@@ -87,9 +87,15 @@ export async function findVisitor(ctx: ReportContext, params: QueryParams): Prom
   return row ? { ...visitorItem(row), durationMs: row.duration_total } : null;
 }
 
-const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 /** How far back from the period's end the id search looks first, widening until enough turn up. */
-const SLICE_SPANS_MS = [24 * HOUR_MS, 7 * 24 * HOUR_MS];
+const SLICE_SPANS_MS = [DAY_MS, 7 * DAY_MS];
+/**
+ * The start of a slice reaching back `span` from `end`, moved back to a UTC midnight: the same
+ * statement all day, so a list asked again (or by dashboards opened together) is the same read
+ * (README "Hash table sizes").
+ */
+const sliceStart = (end: number, span: number) => Math.floor((end - span) / DAY_MS) * DAY_MS;
 
 /**
  * The `limit` latest visitor ids of the period, lastSeen descending then id ascending, reading
@@ -115,7 +121,7 @@ async function latestVisitorIds(ctx: ReportContext, period: ResolvedPeriod, para
  * otherwise the wider slices are searched for ids, then their summaries read.
  */
 async function latestVisitors(ctx: ReportContext, period: ResolvedPeriod, params: QueryParams, limit: number): Promise<VisitorRow[]> {
-  const [first, ...wider] = SLICE_SPANS_MS.map((span) => period.to - span).filter((start) => start > period.from);
+  const [first, ...wider] = SLICE_SPANS_MS.map((span) => sliceStart(period.to, span)).filter((start) => start > period.from);
   if (first !== undefined) {
     const rows = await queryRows(ctx.deps, LATEST_VISITORS_OF_SLICE_SQL, { ...params, sliceFrom: toClickHouseDateTime64(first), limit }, VISITOR_SPEC);
     if (rows.length >= limit) return rows;
@@ -141,7 +147,7 @@ export const visitorsReport = defineReport({
   response: VisitorsResponse,
   async run(ctx, input): Promise<Visitors> {
     const { period } = await resolveInput(ctx, input);
-    const params = periodParams(ctx.project.id, period);
+    const params = await rawParams(ctx.deps, ctx.project.id, period);
     const filters = filtersOf(input);
     if (filters.length > 0) {
       const filtered = keptEvents(filters, params);
