@@ -207,10 +207,10 @@ describe('a whole dashboard through the app', () => {
       const values = Object.fromEntries(named.map((name) => [name, (params.query_params as Record<string, unknown>)[name]]));
       return `${params.query}\n${JSON.stringify(values)}`;
     };
-    // Two moments of one UTC day a few seconds apart, after every stored event (so no read is cut at its own now).
-    const DAY = 86_400_000;
+    // Two moments of one UTC hour a few seconds apart, after every stored event (so no read is cut at its own now).
+    const HOUR = 3_600_000;
     let at = h.deps.clock.now() + 1_000;
-    if (Math.floor(at / DAY) !== Math.floor((at + 4_321) / DAY)) at = Math.ceil(at / DAY) * DAY + 1_000;
+    if (Math.floor(at / HOUR) !== Math.floor((at + 4_321) / HOUR)) at = Math.ceil(at / HOUR) * HOUR + 1_000;
     const dashboardAt = async (at: number) => {
       const asked: string[] = [];
       const recording = withQuery(h.deps.clickhouse, (params) => {
