@@ -60,8 +60,8 @@ WHERE project_id = {projectId:String} AND toDate(ts) = toDate({day:DateTime64(3,
 
 /**
  * What a read of rollupParams or rawParams still has to learn: whether rows are stored after
- * now, and if so the parameters that cut the period there. Carried under a symbol, so spreading the parameters
- * (`{ ...params, limit }`) keeps it and the client never binds it.
+ * now, and if so the parameters that cut the period there. Carried under a symbol, so spreading
+ * the parameters (`{ ...params, limit }`) keeps it and the client never binds it.
  */
 const AFTER_NOW = Symbol('rows after now');
 interface AfterNowCheck {
@@ -127,8 +127,7 @@ function afterNowCheck(deps: Pick<Deps, 'clickhouse' | 'latestRow'>, table: 'eve
   const known = deps.latestRow?.projectId === projectId && period.to >= deps.latestRow.since ? deps.latestRow : undefined;
   if (known) return known.at.then((at) => at >= period.to);
   const day = { projectId, day: toClickHouseDateTime64(dayEnd - DAY_MS) };
-  const rowsAfterNow = queryOne(deps, LATEST_ON_DAY_SQL(table), day, { latest: 'number', n: 'number' }).then((r) => r.n > 0 && r.latest >= period.to);
-  return rowsAfterNow;
+  return queryOne(deps, LATEST_ON_DAY_SQL(table), day, { latest: 'number', n: 'number' }).then((r) => r.n > 0 && r.latest >= period.to);
 }
 
 /** `usual` carrying the pending check and the parameters that cut the period at now (read when the check finds rows). */
