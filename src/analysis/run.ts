@@ -57,7 +57,7 @@ export async function runQuestion(deps: Pick<Deps, 'clickhouse' | 'latestRow' | 
     offset: q.offset ?? 0,
     ...(q.onlyFirst ? { onlyFirst: q.onlyFirst } : {}),
     ...(q.fold ? { fold: q.fold } : {}),
-    periodParams: await rawParams(deps, projectId, period),
+    periodParams: rawParams(deps, projectId, period),
   };
   const plan = planQuestion(input);
   const raw = await queryJson(deps, plan.sql, plan.params);

@@ -74,60 +74,63 @@ interface AfterNowCheck {
  * stored after now: then the rollup rows holding now hold nothing later, and they are read whole
  * up to the next UTC midnight (today's daily row, no raw slice at the end), as fast as before
  * periods ended at now. Only when rows after now exist (an import with future timestamps, a test
- * clock) does the end fall back to 15-minute rows and a raw slice cut at now. The check reads
- * the granules of now's UTC day in the raw table (its key starts with the day), or is the answer
- * cache's latest row (afterNowCheck). The parameters of the usual case are returned at once with
- * the check running: `queryRows` reads with them beside it (one engine statement, README "Where
- * the computed time goes") and reads again with the cut only when the check finds rows.
+ * clock) does the end fall back to 15-minute rows and a raw slice cut at now (endingNow).
  */
-export async function rollupParams(
-  deps: Pick<Deps, 'clickhouse' | 'latestRow'>,
+export function rollupParams(
+  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>,
   table: 'events' | 'bot_hits',
   projectId: string,
   period: ResolvedPeriod,
   opts: { daily?: boolean } = {},
-): Promise<QueryParams> {
-  const dayEnd = nextUtcMidnight(period.to);
-  const usual = periodParams(projectId, period, { ...opts, rollupEnd: dayEnd });
-  return withCut(usual, afterNowCheck(deps, table, projectId, period, dayEnd), periodParams(projectId, period, opts));
+): QueryParams {
+  const usual = periodParams(projectId, period, { ...opts, rollupEnd: nextUtcMidnight(period.to) });
+  return endingNow(deps, table, projectId, period, usual, periodParams(projectId, period, opts));
 }
-
-/** A period whose end lies this long before the clock ended before now (a past range, a comparison): rows after it are a certainty. */
-const ENDED_BEFORE_NOW_MS = 60_000;
 
 /**
  * periodParams for a read of raw events (RAW_WINDOW). The engine remembers how large each
  * aggregation's hash table grew, keyed by the statement's tables, WHERE and GROUP BY with the bound
  * values in them, and sizes the table at once the next time; a WHERE bounded by `to` (now + 1 ms)
  * is new at every request, so a visit pass never found its size and grew its table step by step
- * (referrers by visit at 1M events, 30d: 37 → 28 ms when the size is known). For a period that
- * ends at now, `readTo` is therefore the next UTC midnight — the same statement all day, the same
- * rows while nothing is stored after now — and the rows-after-now check runs beside the read as
- * for rollupParams (`queryRows` and `queryJson` read again with the exact end when it finds rows).
- * A period that ended before now is read up to its exact end.
+ * (referrers by visit at 1M events, 30d: 37 → 28 ms when the size is known). So `readTo` is the
+ * next UTC midnight — the same statement all day, the same rows while nothing is stored after
+ * now — unless rows are (endingNow).
  */
-export async function rawParams(deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>, projectId: string, period: ResolvedPeriod, opts: { daily?: boolean } = {}): Promise<QueryParams> {
+export function rawParams(deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>, projectId: string, period: ResolvedPeriod, opts: { daily?: boolean } = {}): QueryParams {
   const exact = periodParams(projectId, period, opts);
-  if (period.to < deps.clock.now() - ENDED_BEFORE_NOW_MS) return exact;
-  const dayEnd = nextUtcMidnight(period.to);
-  const usual = { ...exact, readTo: toClickHouseDateTime64(dayEnd) };
-  return withCut(usual, afterNowCheck(deps, 'events', projectId, period, dayEnd), exact);
+  return endingNow(deps, 'events', projectId, period, { ...exact, readTo: toClickHouseDateTime64(nextUtcMidnight(period.to)) }, exact);
 }
+
+/** A period whose end lies this long before the clock ended before now (a past range, a comparison): rows after it are a certainty. */
+const ENDED_BEFORE_NOW_MS = 60_000;
 
 const nextUtcMidnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS;
 
 /**
- * Whether rows are stored in `table` from `period`'s end to `dayEnd`, as a check running (the
- * caller reads beside it). Where the answer cache reads the project's latest row from the
- * period's last day on (deps.latestRow: one query per data version), that is the check, whether
- * it has arrived yet or not: the first answers after a flushed batch read beside it instead of
- * waiting for it.
+ * The parameters of a read of `period`: `usual` (reading past its end, to the next UTC midnight)
+ * when nothing is stored after now, else `exact` (cut at its end). A period that ended before now
+ * gets `exact` at once. Otherwise `usual` is returned with the check running under AFTER_NOW:
+ * `queryRows` and `queryJson` read with it beside the check (one engine statement, README "Where
+ * the computed time goes") and read again with `exact` only when the check finds rows. The check
+ * is the latest row of `table` on the period's last UTC day (LATEST_ON_DAY_SQL) or, where the
+ * answer cache reads the project's latest row (deps.latestRow: one query per data version), that
+ * read, whether it has arrived yet or not.
  */
-function afterNowCheck(deps: Pick<Deps, 'clickhouse' | 'latestRow'>, table: 'events' | 'bot_hits', projectId: string, period: ResolvedPeriod, dayEnd: number): Promise<boolean> {
+function endingNow(
+  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>,
+  table: 'events' | 'bot_hits',
+  projectId: string,
+  period: ResolvedPeriod,
+  usual: QueryParams,
+  exact: QueryParams,
+): QueryParams {
+  if (period.to < deps.clock.now() - ENDED_BEFORE_NOW_MS) return exact;
   const known = deps.latestRow?.projectId === projectId && period.to >= deps.latestRow.since ? deps.latestRow : undefined;
-  if (known) return known.at.then((at) => at >= period.to);
-  const day = { projectId, day: toClickHouseDateTime64(dayEnd - DAY_MS) };
-  return queryOne(deps, LATEST_ON_DAY_SQL(table), day, { latest: 'number', n: 'number' }).then((r) => r.n > 0 && r.latest >= period.to);
+  const day = { projectId, day: toClickHouseDateTime64(Math.floor(period.to / DAY_MS) * DAY_MS) };
+  const rowsAfterNow = known
+    ? known.at.then((at) => at >= period.to)
+    : queryOne(deps, LATEST_ON_DAY_SQL(table), day, { latest: 'number', n: 'number' }).then((r) => r.n > 0 && r.latest >= period.to);
+  return withCut(usual, rowsAfterNow, exact);
 }
 
 /** `usual` carrying the pending check and the parameters that cut the period at now (read when the check finds rows). */
@@ -139,8 +142,8 @@ const withCut = (usual: QueryParams, rowsAfterNow: Promise<boolean>, cutAtNow: Q
 };
 
 /** The parameters of a report computed from `source`: rollupParams for rollups, the exact periodParams for raw events. */
-export const sourceParams = (deps: Pick<Deps, 'clickhouse' | 'latestRow'>, projectId: string, period: ResolvedPeriod, source: 'rollup' | 'raw', opts: { daily?: boolean } = {}) =>
-  source === 'rollup' ? rollupParams(deps, 'events', projectId, period, opts) : Promise.resolve(periodParams(projectId, period, opts));
+export const sourceParams = (deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>, projectId: string, period: ResolvedPeriod, source: 'rollup' | 'raw', opts: { daily?: boolean } = {}): QueryParams =>
+  source === 'rollup' ? rollupParams(deps, 'events', projectId, period, opts) : periodParams(projectId, period, opts);
 
 /**
  * Whether daily rows fall each into one bucket of `period`: true only for day or month buckets that all

@@ -128,7 +128,7 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
     if (!filters.length && opts.unfiltered) return topItems(opts.question, await opts.unfiltered(ctx, input, period, source), limit);
     if (filters.length || !opts.rollup) return pipelineItems(ctx, opts.question, period, filters, limit);
     const { sql, spec, toItem } = opts.rollup;
-    const rows = await queryRows(ctx.deps, sql[source], { ...(await sourceParams(ctx.deps, ctx.project.id, period, source)), limit }, spec);
+    const rows = await queryRows(ctx.deps, sql[source], { ...sourceParams(ctx.deps, ctx.project.id, period, source), limit }, spec);
     return rows.map(toItem);
   };
   return definePlannedReport({

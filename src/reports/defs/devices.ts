@@ -51,7 +51,7 @@ export function techLists(ctx: ReportContext, input: AnalysisInput, period: Reso
 
 /** The three full lists of `period`, each ranked by visitors then name. */
 async function lists(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source): Promise<Lists> {
-  const params = await sourceParams(ctx.deps, ctx.project.id, period, source);
+  const params = sourceParams(ctx.deps, ctx.project.id, period, source);
   // Filters only ever reach the raw form: run() sends every filtered request there.
   const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
   const sql = filtered ? devicesRawSql(filtered.kept) : DEVICES_SQL[source];

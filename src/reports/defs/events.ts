@@ -61,7 +61,7 @@ const columns: CsvColumn<EventItem>[] = [
 
 /** The sql and params of one request: the filters' condition joins the raw form (run() sends every filtered request there). */
 async function sqlFor(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source, sql: { sourced: Readonly<Record<Source, string>>; raw: (kept: string) => string }) {
-  const params = await sourceParams(ctx.deps, ctx.project.id, period, source);
+  const params = sourceParams(ctx.deps, ctx.project.id, period, source);
   const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
   return filtered ? { sql: sql.raw(filtered.kept), params: filtered.params } : { sql: sql.sourced[source], params };
 }

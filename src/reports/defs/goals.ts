@@ -177,7 +177,7 @@ async function revenueByName(deps: Deps, sql: string, params: QueryParams, names
 export async function measureGoals(deps: Deps, projectId: string, period: ResolvedPeriod, filters: readonly Filter[] = []): Promise<GoalRow[]> {
   const goals = await goalStore.list(deps.redis, projectId);
   const filtered = filters.length > 0 ? keptEvents(filters, periodParams(projectId, period)) : null;
-  const params = filtered?.params ?? (await rollupParams(deps, 'events', projectId, period));
+  const params = filtered?.params ?? rollupParams(deps, 'events', projectId, period);
   const sql = goalQueries(filtered?.kept ?? null);
   const events = valuesOf(goals, 'event');
   const revenue = valuesOf(goals, 'revenue');

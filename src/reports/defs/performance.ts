@@ -109,7 +109,7 @@ export const performanceReport = defineReport({
   response: PerformanceResponse,
   async run(ctx, input): Promise<Performance> {
     const { period } = await resolveInput(ctx, input);
-    const { kept, params } = keptEvents(filtersOf(input), { ...(await rawParams(ctx.deps, ctx.project.id, period)), limit: PERFORMANCE_TOP_PAGES + 1 });
+    const { kept, params } = keptEvents(filtersOf(input), { ...rawParams(ctx.deps, ctx.project.id, period), limit: PERFORMANCE_TOP_PAGES + 1 });
     const rows = await queryRows(
       ctx.deps,
       performanceSql(kept),

@@ -62,7 +62,7 @@ async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: read
   const totalsOf = async () =>
     input && sharesStatsAndSeries(ctx, period, source)
       ? (await statsAndSeries(ctx, period, input)).totals
-      : queryOne(ctx.deps, STATS_SQL[source], await sourceParams(ctx.deps, ctx.project.id, period, source), STATS_TOTALS);
+      : queryOne(ctx.deps, STATS_SQL[source], sourceParams(ctx.deps, ctx.project.id, period, source), STATS_TOTALS);
   const [totals, rates] = await Promise.all([totalsOf(), visitRatesOf(ctx, period, input)]);
   return {
     pageviews: totals.pageviews,

@@ -65,7 +65,7 @@ async function series(ctx: ReportContext, period: ResolvedPeriod, filters: reado
     const rows =
       input && sharesStatsAndSeries(ctx, period, source)
         ? (await statsAndSeries(ctx, period, input)).points
-        : await queryRows(ctx.deps, TIMESERIES_SQL[period.granularity][source], await sourceParams(ctx.deps, ctx.project.id, period, source, { daily: dailyRowsFitBuckets(period) }), {
+        : await queryRows(ctx.deps, TIMESERIES_SQL[period.granularity][source], sourceParams(ctx.deps, ctx.project.id, period, source, { daily: dailyRowsFitBuckets(period) }), {
             k: 'string',
             pageviews: 'number',
             visitors: 'number',

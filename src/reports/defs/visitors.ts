@@ -147,7 +147,7 @@ export const visitorsReport = defineReport({
   response: VisitorsResponse,
   async run(ctx, input): Promise<Visitors> {
     const { period } = await resolveInput(ctx, input);
-    const params = await rawParams(ctx.deps, ctx.project.id, period);
+    const params = rawParams(ctx.deps, ctx.project.id, period);
     const filters = filtersOf(input);
     if (filters.length > 0) {
       const filtered = keptEvents(filters, params);
