@@ -1,4 +1,4 @@
-import { RAW_WINDOW } from './window.js';
+import { RAW_WINDOW, rawWindowFrom } from './window.js';
 
 /*
  * One visitor's summary over the period, from raw events (per-visitor detail has no rollup).
@@ -42,8 +42,8 @@ ORDER BY last_ms DESC, visitor_id ASC`;
 /** Ids bound as decimal strings: JSON numbers lose 64-bit precision. */
 const BOUND_IDS = "CAST({ids:Array(String)}, 'Array(UInt64)')";
 
-/** A recent slice [sliceFrom, readTo) of the period (DateTime64 bounds, as RAW_WINDOW's). */
-const SLICE_WINDOW = "project_id = {projectId:String} AND ts >= {sliceFrom:DateTime64(3, 'UTC')} AND ts < {readTo:DateTime64(3, 'UTC')}";
+/** A recent slice of the period, from `sliceFrom`. */
+const SLICE_WINDOW = rawWindowFrom('sliceFrom');
 
 /**
  * Phase 1 of the visitors list: the latest `limit` visitor ids of a recent slice of the period

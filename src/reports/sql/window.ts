@@ -14,7 +14,12 @@
  * DateTime, the embedded engine's key analysis (key `toDate(ts)`) wrongly skips granules whose
  * rows all fall on the UTC date of `to`, dropping e.g. 00:00–02:30Z of a St_Johns day.
  */
-export const RAW_WINDOW = "project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')} AND ts < {readTo:DateTime64(3, 'UTC')}";
+export const RAW_WINDOW = rawWindowFrom('from');
+
+/** RAW_WINDOW from the instant bound as `{<start>:DateTime64}` instead of `from` (a recent slice of the period). */
+export function rawWindowFrom(start: string): string {
+  return `project_id = {projectId:String} AND ts >= {${start}:DateTime64(3, 'UTC')} AND ts < {readTo:DateTime64(3, 'UTC')}`;
+}
 
 /**
  * The parts of the period the rollups do not hold: less than 15 minutes at either edge. The
