@@ -79,7 +79,7 @@ const answerOf = (texts: readonly string[]): Answer =>
  * when they wait together (reports bind their whole period, and the text of a rollup read names
  * only its day bounds).
  */
-function sameReadKey(read: QueryParams): string {
+export function sameReadKey(read: QueryParams): string {
   const bound = read.query_params ?? {};
   return JSON.stringify([read.query, namesIn(read.query).map((name) => bound[name])]);
 }

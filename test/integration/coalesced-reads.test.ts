@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withQuery, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
-import { coalescedReads, combinable } from '../../src/adapters/coalesced-reads.js';
+import { coalescedReads, combinable, sameReadKey } from '../../src/adapters/coalesced-reads.js';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { createApp } from '../../src/app.js';
 import { createServices } from '../../src/services.js';
@@ -201,12 +201,6 @@ describe('a whole dashboard through the app', () => {
   });
 
   it('reads the same statements a few seconds later, so dashboards opened together send each once', async () => {
-    // A read as combined reads tell them apart: its text and the values of the parameters it names.
-    const readKey = (params: Read) => {
-      const named = [...params.query.matchAll(/\{(\w+):/g)].map((m) => m[1]!);
-      const values = Object.fromEntries(named.map((name) => [name, (params.query_params as Record<string, unknown>)[name]]));
-      return `${params.query}\n${JSON.stringify(values)}`;
-    };
     // Two moments of one UTC hour a few seconds apart, after every stored event (so no read is cut at its own now).
     const HOUR = 3_600_000;
     let at = h.deps.clock.now() + 1_000;
@@ -214,7 +208,8 @@ describe('a whole dashboard through the app', () => {
     const dashboardAt = async (at: number) => {
       const asked: string[] = [];
       const recording = withQuery(h.deps.clickhouse, (params) => {
-        asked.push(readKey(params));
+        // A read as combined reads tell them apart: its text and the values of the parameters it names.
+        asked.push(sameReadKey(params));
         return h.deps.clickhouse.query(params);
       });
       const deps = { ...h.deps, clickhouse: recording, answers: undefined, clock: fixedClock(at) };
