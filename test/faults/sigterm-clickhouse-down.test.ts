@@ -64,6 +64,7 @@ describe('SIGTERM while ClickHouse hangs or refuses', () => {
       }
     };
     const stored = () => countEvents(h, site);
+    const journalFiles = () => readdirSync(join(dataDir, 'ingest-journal')).filter((n) => n.startsWith('events.'));
     const terminate = async (child: ChildProcess) => {
       const started = Date.now();
       child.kill('SIGTERM');
@@ -76,6 +77,9 @@ describe('SIGTERM while ClickHouse hangs or refuses', () => {
       await send(60);
       // What an earlier run left is inserted at start (before this round's fault).
       await expect.poll(stored, { timeout: 10_000, interval: 100 }).toBe(sent - 60);
+      // …and the server has heard ClickHouse take it (no sealed batch left in the journal): rows are visible
+      // before the insert's answer reaches the server, and a fault set in between would cut that answer off.
+      await expect.poll(() => journalFiles().length, { timeout: 10_000, interval: 100 }).toBe(0);
       await proxy.mode(fault);
       const { ms, code } = await terminate(server);
       expect({ fault, exitedWithinMs: ms < 10_000, code }).toEqual({ fault, exitedWithinMs: true, code: 0 });
@@ -83,7 +87,7 @@ describe('SIGTERM while ClickHouse hangs or refuses', () => {
       await proxy.mode('up');
       expect(await stored()).toBe(sent - 60);
     }
-    expect(readdirSync(join(dataDir, 'ingest-journal')).filter((n) => n.startsWith('events.'))).toHaveLength(1);
+    expect(journalFiles()).toHaveLength(1);
 
     // A working ClickHouse again: the next start inserts the journaled batch, once.
     const server = await start();
@@ -94,7 +98,7 @@ describe('SIGTERM while ClickHouse hangs or refuses', () => {
     } finally {
       await terminate(server);
     }
-    expect(readdirSync(join(dataDir, 'ingest-journal')).filter((n) => n.startsWith('events.'))).toEqual([]);
+    expect(journalFiles()).toEqual([]);
     // Each later start found the one batch the round before it left.
     expect(output.match(/earlier process left in the journal are being inserted \(1 batch\)/g)).toHaveLength(2);
   }, 120_000);
