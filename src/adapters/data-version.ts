@@ -1,6 +1,9 @@
 import type { Redis } from '@upstash/redis';
 
-/** The Redis hash holding every project's data version (field = project id) and the all-projects epoch (field `*`). */
+/**
+ * The Redis hash holding every project's data version (field = project id) and the all-projects
+ * epoch (field `*`): one per ClickHouse store, shared by every instance that writes to it.
+ */
 export const DATA_VERSION_KEY = 'dataversion';
 const EVERY_PROJECT = '*';
 
@@ -30,7 +33,7 @@ const MAX_PENDING = 10_000;
  * move or version read that Redis accepts, so other instances learn of the write as soon as
  * Redis answers again.
  */
-export function redisDataVersions(redis: Redis, log: (line: string) => void = () => {}): DataVersions {
+export function redisDataVersions(redis: Redis, log: (line: string) => void = () => {}, key: string = DATA_VERSION_KEY): DataVersions {
   let localEpoch = 0;
   const waiting = { projects: new Set<string>(), all: false };
   const moveNow = async (projectIds: readonly string[], all: boolean) => {
@@ -38,12 +41,12 @@ export function redisDataVersions(redis: Redis, log: (line: string) => void = ()
     const fields: Record<string, string> = Object.fromEntries([...waiting.projects, ...projectIds].map((id) => [id, token]));
     if (all || waiting.all) fields[EVERY_PROJECT] = token;
     if (Object.keys(fields).length === 0) return;
-    await redis.hset(DATA_VERSION_KEY, fields);
+    await redis.hset(key, fields);
     waiting.projects.clear();
     waiting.all = false;
   };
   const read = async (projectId: string) => {
-    const fields = await redis.hmget<Record<string, string>>(DATA_VERSION_KEY, projectId, EVERY_PROJECT);
+    const fields = await redis.hmget<Record<string, string>>(key, projectId, EVERY_PROJECT);
     return { own: fields?.[projectId] ?? null, all: fields?.[EVERY_PROJECT] ?? null };
   };
   return {
@@ -52,8 +55,8 @@ export function redisDataVersions(redis: Redis, log: (line: string) => void = ()
       let { own, all } = await read(projectId);
       if (own === null || all === null) {
         // First read after a loss (or ever): agree on one token with every other reader.
-        if (own === null) await redis.hsetnx(DATA_VERSION_KEY, projectId, freshToken());
-        if (all === null) await redis.hsetnx(DATA_VERSION_KEY, EVERY_PROJECT, freshToken());
+        if (own === null) await redis.hsetnx(key, projectId, freshToken());
+        if (all === null) await redis.hsetnx(key, EVERY_PROJECT, freshToken());
         ({ own, all } = await read(projectId));
         if (own === null || all === null) throw new Error('data version unreadable');
       }

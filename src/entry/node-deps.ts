@@ -25,7 +25,15 @@ export interface NodeRuntime {
  */
 export async function buildNodeRuntime(
   config: Config,
-  opts: { clock?: Clock; makeSink: (deps: Omit<Deps, 'sink'>) => EventSink; geo?: Deps['geo']; dns?: Deps['dns']; importParsers?: Deps['importParsers'] },
+  opts: {
+    clock?: Clock;
+    makeSink: (deps: Omit<Deps, 'sink'>) => EventSink;
+    geo?: Deps['geo'];
+    dns?: Deps['dns'];
+    importParsers?: Deps['importParsers'];
+    /** The Redis hash of the data versions (DATA_VERSION_KEY): one per ClickHouse store, so stores sharing a Redis keep their own. */
+    dataVersionKey?: string;
+  },
 ): Promise<NodeRuntime> {
   let redis: Deps['redis'];
   let closeRedis = async () => {};
@@ -45,7 +53,7 @@ export async function buildNodeRuntime(
   });
   await migrate(clickhouse, { retentionDays: config.RETENTION_DAYS });
   // Every write moves its projects' data versions, which the answer cache checks before reusing an answer.
-  const versions = redisDataVersions(redis, logError);
+  const versions = redisDataVersions(redis, logError, opts.dataVersionKey);
   // Answers asked lately are computed again after each write, so the next viewer is served.
   const clock = opts.clock ?? systemClock;
   const answers = new AnswerCache(versions, undefined, { watchMs: config.ANSWER_REFRESH_MIN * 60_000, clock });

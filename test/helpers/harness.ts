@@ -23,6 +23,12 @@ export const TEST_PASSWORD_ITERATIONS = 1_000;
 
 /** The embedded engine allows one data directory per process: every test file shares this one. */
 const DATA_DIR = join(tmpdir(), `sightline-test-${process.pid}`);
+/**
+ * This process's data versions: each test process has its own embedded ClickHouse, so it keeps
+ * its own versions too. With the shared key, another file's write of unknown projects (moving
+ * every project's version) made this process's cached answers count as stale mid-test.
+ */
+export const TEST_DATA_VERSION_KEY = `dataversion:test:${process.pid}:${Date.now()}`;
 let shared: Promise<NodeRuntime> | null = null;
 const extraClosers: (() => Promise<void>)[] = [];
 
@@ -64,7 +70,7 @@ export async function createHarness(
   // Answers are not refreshed in the background here: tests count what the cache computes
   // (test/integration/answer-refresh.test.ts turns refreshing on for its own cache).
   const baseEnv = { DATA_DIR, REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_AUTH_PER_MIN: '100000', ANSWER_REFRESH_MIN: '0' };
-  shared ??= buildNodeRuntime(parseConfig(baseEnv), { makeSink: (d) => directSink(d.rowStore) });
+  shared ??= buildNodeRuntime(parseConfig(baseEnv), { makeSink: (d) => directSink(d.rowStore), dataVersionKey: TEST_DATA_VERSION_KEY });
   const base = await shared;
   const config = parseConfig({ ...baseEnv, ...opts.env });
   let redis = base.deps.redis;
@@ -131,6 +137,7 @@ export async function closeHarness(): Promise<void> {
   if (!shared) return;
   const rt = await shared;
   shared = null;
+  await rt.deps.redis.del(TEST_DATA_VERSION_KEY).catch(() => {});
   await rt.close();
   rmSync(DATA_DIR, { recursive: true, force: true });
 }

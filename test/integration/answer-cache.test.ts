@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
-import { DATA_VERSION_KEY } from '../../src/adapters/data-version.js';
 import { analysisEndpoints } from '../../src/analysis/routes/index.js';
 import { createBatcher } from '../../src/ingest/batcher.js';
 import { getProject, type Project } from '../../src/projects/store.js';
@@ -9,6 +8,7 @@ import { findReport } from '../../src/reports/registry.js';
 import { insertEvents, type GenEvent } from '../helpers/events-gen.js';
 import { callJson, chTime, newProject, seededRandom } from '../helpers/report-fixtures.js';
 import { useHarness } from '../helpers/setup.js';
+import { TEST_DATA_VERSION_KEY } from '../helpers/harness.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -108,7 +108,7 @@ describe('answer cache', () => {
 
   it('a batch flushed by the batcher moves the version of its projects only', async () => {
     const other = await newProject(ctx.h, ctx.alice);
-    const versionOf = async (id: string) => (await ctx.h.deps.redis.hget<string>(DATA_VERSION_KEY, id)) ?? null;
+    const versionOf = async (id: string) => (await ctx.h.deps.redis.hget<string>(TEST_DATA_VERSION_KEY, id)) ?? null;
     await ctx.h.deps.answers!.versions.current(other.id);
     const [mine, theirs] = [await versionOf(site.id), await versionOf(other.id)];
     const batcher = createBatcher(ctx.h.deps.rowStore, { flushIntervalMs: 60_000 });
@@ -218,7 +218,7 @@ describe('answer cache', () => {
 
   it('a version lost from Redis is never matched: the answer is computed again', async () => {
     await ask('/devices?period=30d');
-    await ctx.h.deps.redis.hdel(DATA_VERSION_KEY, site.id);
+    await ctx.h.deps.redis.hdel(TEST_DATA_VERSION_KEY, site.id);
     const c = counts();
     clock.advance(777);
     await ask('/devices?period=30d');

@@ -8,7 +8,7 @@ import { newId } from '../../src/ids.js';
 import type { Project } from '../../src/projects/store.js';
 import { AnswerCache } from '../../src/reports/answer-cache.js';
 import { findReport } from '../../src/reports/registry.js';
-import { closeHarness, createHarness, type Harness } from '../helpers/harness.js';
+import { closeHarness, createHarness, TEST_DATA_VERSION_KEY, type Harness } from '../helpers/harness.js';
 import { chTime, seededRandom } from '../helpers/report-fixtures.js';
 
 /**
@@ -47,7 +47,7 @@ const refreshed = () => cache.refresher!.counts.refreshed;
 
 beforeAll(async () => {
   h = await createHarness({ clock });
-  const versions = redisDataVersions(h.deps.redis);
+  const versions = redisDataVersions(h.deps.redis, undefined, TEST_DATA_VERSION_KEY);
   cache = new AnswerCache(versions, undefined, { watchMs: 10 * MINUTE, clock });
   deps = { ...h.deps, answers: cache, rowStore: versionedRowStore(h.deps.rowStore, versions, (projects) => cache.written(projects)) };
   await write(Array.from({ length: 30 }, (_, i) => pageview(clock.now() - (i % 10) * DAY - (i + 1) * MINUTE, project, `/p${i % 4}`)));
