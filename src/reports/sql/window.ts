@@ -31,7 +31,7 @@ const slice = (lo: string, hi: string) =>
   `(toDate(ts) >= toDate({${lo}:DateTime64(3, 'UTC')}) AND toDate(ts) <= toDate({${hi}:DateTime64(3, 'UTC')}) AND ts >= {${lo}:DateTime64(3, 'UTC')} AND ts < {${hi}:DateTime64(3, 'UTC')})`;
 const RAW_SLICES = `project_id = {projectId:String} AND (${slice('from', 'rollupFrom')} OR ${slice('rollupTo', 'to')})`;
 
-/** Rollups kept twice, as `{family}_15m` and `{family}_1d` with the same columns (migrations 0003–0009, 0011–0017, 0020). */
+/** Rollups kept twice, as `{family}_15m` and `{family}_1d` with the same columns (migrations 0003–0009, 0011–0017, 0020–0021). */
 export type RollupFamily = 'stats' | 'pages' | 'referrers' | 'countries' | 'cities' | 'tech' | 'custom_events';
 
 // [dayFrom, dayTo) holds the whole UTC days of the rollup range (equal when none).
