@@ -4,31 +4,36 @@ import { DATA_VERSION_KEY, redisDataVersions } from '../../src/adapters/data-ver
 import { EncodedRows } from '../../src/adapters/row-store.js';
 import { projectsOf, versionedRowStore } from '../../src/adapters/versioned-row-store.js';
 
-/** The three hash commands DataVersions uses, over a Map; `refuse` makes writes or reads fail like a stopped Redis. */
+/**
+ * The three hash commands DataVersions uses, over one Map per key (`hash` is the default key's);
+ * `refuse` makes writes or reads fail like a stopped Redis.
+ */
 function fakeRedis() {
-  const hash = new Map<string, string>();
+  const hashes = new Map<string, Map<string, string>>();
+  const hashOf = (key: string) => hashes.get(key) ?? hashes.set(key, new Map()).get(key)!;
   const refuse = { writes: false, reads: false };
   const down = () => Promise.reject(new Error('connection refused'));
   const redis = {
     hmget: (key: string, ...fields: string[]) => {
-      expect(key).toBe(DATA_VERSION_KEY);
       if (refuse.reads) return down();
+      const hash = hashOf(key);
       const found = fields.filter((f) => hash.has(f));
       return Promise.resolve(found.length === 0 ? null : Object.fromEntries(fields.map((f) => [f, hash.get(f) ?? null])));
     },
-    hsetnx: (_key: string, field: string, value: string) => {
+    hsetnx: (key: string, field: string, value: string) => {
       if (refuse.writes) return down();
+      const hash = hashOf(key);
       if (hash.has(field)) return Promise.resolve(0);
       hash.set(field, value);
       return Promise.resolve(1);
     },
-    hset: (_key: string, fields: Record<string, string>) => {
+    hset: (key: string, fields: Record<string, string>) => {
       if (refuse.writes) return down();
-      for (const [f, v] of Object.entries(fields)) hash.set(f, v);
+      for (const [f, v] of Object.entries(fields)) hashOf(key).set(f, v);
       return Promise.resolve(Object.keys(fields).length);
     },
   };
-  return { redis: redis as unknown as Redis, hash, refuse };
+  return { redis: redis as unknown as Redis, hash: hashOf(DATA_VERSION_KEY), hashes, refuse };
 }
 
 describe('data versions', () => {
@@ -76,6 +81,22 @@ describe('data versions', () => {
     await writer.current('prj_z');
     expect(await other.current('prj_a')).not.toBe(a);
     expect(await other.current('prj_b')).not.toBe(b);
+  });
+
+  it('keeps the versions in DATA_VERSION_KEY unless given another key, whose versions are its own', async () => {
+    const { redis, hashes } = fakeRedis();
+    const shared = redisDataVersions(redis);
+    const own = redisDataVersions(redis, undefined, 'dataversion:other-store');
+    const [a, b] = [await shared.current('prj_a'), await own.current('prj_a')];
+    expect([...hashes.keys()].sort()).toEqual([DATA_VERSION_KEY, 'dataversion:other-store']);
+    await shared.moved('all');
+    const sharedNow = await shared.current('prj_a');
+    expect(sharedNow).not.toBe(a);
+    expect(await own.current('prj_a')).toBe(b);
+    await own.moved(['prj_a']);
+    await own.moved('all');
+    expect(await own.current('prj_a')).not.toBe(b);
+    expect(await shared.current('prj_a')).toBe(sharedNow);
   });
 
   it('an unreadable version rejects (the caller then reuses nothing)', async () => {
