@@ -126,10 +126,11 @@ function endingNow(
 ): QueryParams {
   if (period.to < deps.clock.now() - ENDED_BEFORE_NOW_MS) return exact;
   const known = deps.latestRow?.projectId === projectId && period.to >= deps.latestRow.since ? deps.latestRow : undefined;
-  const day = { projectId, day: toClickHouseDateTime64(Math.floor(period.to / DAY_MS) * DAY_MS) };
   const rowsAfterNow = known
     ? known.at.then((at) => at >= period.to)
-    : queryOne(deps, LATEST_ON_DAY_SQL(table), day, { latest: 'number', n: 'number' }).then((r) => r.n > 0 && r.latest >= period.to);
+    : queryOne(deps, LATEST_ON_DAY_SQL(table), { projectId, day: toClickHouseDateTime64(Math.floor(period.to / DAY_MS) * DAY_MS) }, { latest: 'number', n: 'number' }).then(
+        (r) => r.n > 0 && r.latest >= period.to,
+      );
   return withCut(usual, rowsAfterNow, exact);
 }
 
@@ -141,9 +142,9 @@ const withCut = (usual: QueryParams, rowsAfterNow: Promise<boolean>, cutAtNow: Q
   return Object.assign(usual, { [AFTER_NOW]: pending });
 };
 
-/** The parameters of a report computed from `source`: rollupParams for rollups, the exact periodParams for raw events. */
+/** The parameters of a report computed from `source`: rollupParams for rollups, rawParams for raw events. */
 export const sourceParams = (deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>, projectId: string, period: ResolvedPeriod, source: 'rollup' | 'raw', opts: { daily?: boolean } = {}): QueryParams =>
-  source === 'rollup' ? rollupParams(deps, 'events', projectId, period, opts) : periodParams(projectId, period, opts);
+  source === 'rollup' ? rollupParams(deps, 'events', projectId, period, opts) : rawParams(deps, projectId, period, opts);
 
 /**
  * Whether daily rows fall each into one bucket of `period`: true only for day or month buckets that all
