@@ -36,7 +36,7 @@ import { createServices } from '../src/services.js';
 import { ProjectKeys, saveProject, type Project } from '../src/projects/store.js';
 import { hostCalibrationLine } from './bench-host.js';
 import { argValue } from './gen-events.js';
-import { intArg, ms, percentile, timeRunsWithCpu } from './bench-timing.js';
+import { intArg, ms, percentile, timeRuns, timeRunsWithCpu } from './bench-timing.js';
 import { seededRandom, zipf } from './seeded-random.js';
 
 const DOMAIN = 'bench-dashboard.example';
@@ -326,12 +326,6 @@ async function main() {
       await fn();
       return performance.now() - t;
     };
-    const series = async (n: number, fn: () => Promise<unknown>) => {
-      await fn(); // warm-up: first touch of parts and marks is not what a dashboard sees
-      const out: number[] = [];
-      for (let i = 0; i < n; i++) out.push(await time(fn));
-      return out;
-    };
     const dashboard = (period: string, via: Via = app) => Promise.all(DASHBOARD(period).map(([, path]) => call(path, via)));
     /** One live event through the API, then the batcher flushed: the project's data version moves. */
     const newBatch = async () => {
@@ -355,9 +349,9 @@ async function main() {
     const singles: Record<string, number> = {};
     for (const period of ['30d', '90d']) {
       for (const [name, path] of DASHBOARD(period)) {
-        const computed = await quietly(() => series(runs, () => call(path, computedApp)));
+        const computed = await quietly(() => timeRuns(runs, () => call(path, computedApp)));
         const before = { ...answers.counts };
-        const served = await series(runs, () => call(path));
+        const served = await timeRuns(runs, () => call(path));
         const p50 = percentile(computed, 50);
         if (period === '30d') singles[name] = p50;
         const target = period === '30d' ? TARGETS.report30d[name] : undefined;
@@ -376,7 +370,7 @@ async function main() {
     for (const [period, target] of [['30d', TARGETS.dashboard30d], ['90d', TARGETS.dashboard90d]] as const) {
       const { wall: computed, cpu: computedCpu } = await quietly(() => timeRunsWithCpu(runs, () => dashboard(period, computedApp)));
       const before = { ...answers.counts };
-      const served = await series(runs, () => dashboard(period));
+      const served = await timeRuns(runs, () => dashboard(period));
       const use = cacheUse(before);
       // The first dashboard after a flushed batch of the project: every answer computed again.
       const fresh: number[] = [];
@@ -436,9 +430,9 @@ async function main() {
     ];
     const qrows: string[][] = [];
     for (const [label, path] of questions) {
-      const computed = await quietly(() => series(runs, () => call(path, computedApp)));
+      const computed = await quietly(() => timeRuns(runs, () => call(path, computedApp)));
       const before = { ...answers.counts };
-      const served = await series(runs, () => call(path));
+      const served = await timeRuns(runs, () => call(path));
       qrows.push([label, ms(percentile(computed, 50)), ms(percentile(computed, 95)), ms(percentile(served, 50)), ms(percentile(served, 95)), cacheUse(before)]);
     }
     printTable(['question', 'computed p50', 'p95', 'served p50', 'p95', 'answer cache'], qrows);
@@ -455,19 +449,19 @@ async function main() {
       ['SELECT sum(pageviews) FROM stats_1d (project, 30 days)', `SELECT sum(pageviews) FROM stats_1d WHERE project_id = {p:String} AND bucket >= now() - INTERVAL 30 DAY`],
     ];
     for (const [label, sql] of probes) {
-      const t = await series(Math.max(runs, 50), () => engine(sql, { p: PROJECT_ID }).catch((e: Error) => { throw new Error(`${label}: ${e.message}`); }));
+      const t = await timeRuns(Math.max(runs, 50), () => engine(sql, { p: PROJECT_ID }).catch((e: Error) => { throw new Error(`${label}: ${e.message}`); }));
       erows.push([label, ms(percentile(t, 50)), ms(percentile(t, 95))]);
     }
-    const par = await series(runs, () => Promise.all(Array.from({ length: 12 }, () => engine('SELECT count() FROM system.one'))));
+    const par = await timeRuns(runs, () => Promise.all(Array.from({ length: 12 }, () => engine('SELECT count() FROM system.one'))));
     erows.push(['12 × system.one in parallel (whole batch)', ms(percentile(par, 50)), ms(percentile(par, 95))]);
     // chdb runs queries with bound parameters one at a time, process-wide (README, "Embedded engine"):
     // a dashboard's parallel requests cannot overlap inside the engine, only add up.
     const visitSized = `SELECT count() FROM (SELECT session_id, any(visitor_id), argMin(referrer_source, ts) FROM events WHERE project_id = {p:String} AND ts >= now() - INTERVAL 30 DAY GROUP BY session_id)`;
-    const inARow = await series(runs, async () => { await engine(visitSized, { p: PROJECT_ID }); await engine(visitSized, { p: PROJECT_ID }); });
-    const together = await series(runs, () => Promise.all([engine(visitSized, { p: PROJECT_ID }), engine(visitSized, { p: PROJECT_ID })]));
+    const inARow = await timeRuns(runs, async () => { await engine(visitSized, { p: PROJECT_ID }); await engine(visitSized, { p: PROJECT_ID }); });
+    const together = await timeRuns(runs, () => Promise.all([engine(visitSized, { p: PROJECT_ID }), engine(visitSized, { p: PROJECT_ID })]));
     erows.push(['2 × a visit pass (bound), one after another', ms(percentile(inARow, 50)), ms(percentile(inARow, 95))]);
     erows.push([`2 × a visit pass (bound), in parallel (${(percentile(together, 50) / percentile(inARow, 50)).toFixed(2)} of in a row)`, ms(percentile(together, 50)), ms(percentile(together, 95))]);
-    const overhead = await series(runs, () => call(''));
+    const overhead = await timeRuns(runs, () => call(''));
     erows.push(['API overhead: GET project (auth, rate limit, Redis)', ms(percentile(overhead, 50)), ms(percentile(overhead, 95))]);
     printTable(['probe', 'p50 ms', 'p95 ms'], erows);
 
