@@ -65,9 +65,10 @@ async function applyRetention(ch: ClickHouseClient, days: number): Promise<void>
   );
   for (const t of ANALYTICS_TABLES) {
     const timeExpression = t.timeColumn === 'ts' ? 'toDateTime(ts)' : t.timeColumn;
+    const kept = 'keepDays' in t ? Math.min(days, t.keepDays) : days;
     // ClickHouse shows `+ INTERVAL n DAY` back as `+ toIntervalDay(n)`.
-    if (current.get(t.name) === timeExpression + ' + toIntervalDay(' + days + ')') continue;
-    const statement = template.replace('{table}', t.name).replace('{time_column}', timeExpression).replace('{days}', String(days));
+    if (current.get(t.name) === timeExpression + ' + toIntervalDay(' + kept + ')') continue;
+    const statement = template.replace('{table}', t.name).replace('{time_column}', timeExpression).replace('{days}', String(kept));
     await ch.command({ query: statement });
   }
 }

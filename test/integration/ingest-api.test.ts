@@ -184,11 +184,13 @@ describe('project delete', () => {
   it('removes every row; re-creating the domain gives a new id and empty tables', async () => {
     const old = await project('gone');
     const file = Array.from({ length: 50 }, (_, i) =>
-      line({ timestamp: new Date(Date.now() - i * 60_000).toISOString(), kind: i % 10 === 0 ? 'custom' : 'pageview', name: 'Signup', visitorId: `v${i}`, sessionId: `s${i}`, url: `https://${old.domain}/x`, countryCode: 'FR', city: 'Paris', browser: 'Chrome', os: 'Android', device: 'Mobile' }),
+      // An hour apart, so some fall on earlier UTC days: the visits of closed days are kept too (visit_source_parts).
+      line({ timestamp: new Date(Date.now() - i * 3_600_000).toISOString(), kind: i % 10 === 0 ? 'custom' : 'pageview', name: 'Signup', visitorId: `v${i}`, sessionId: `s${i}`, url: `https://${old.domain}/x`, countryCode: 'FR', city: 'Paris', browser: 'Chrome', os: 'Android', device: 'Mobile' }),
     ).join('\n');
     expect((await (await importFile(old.domain, file)).json()).imported).toBe(50);
     await h.call('POST', `/api/v1/projects/${old.domain}/hits`, { token: owner.writeKey, body: [{ path: '/b', userAgent: GOOGLEBOT, ip: GOOGLE_CRAWLER_IP }] });
     await h.deps.sink.flush();
+    expect((await h.call('GET', `/api/v1/projects/${old.domain}/referrers?period=7d`, { token: owner.readKey })).status).toBe(200);
     const countAll = async (id: string) => {
       const out: Record<string, number> = {};
       for (const t of ANALYTICS_TABLES) out[t.name] = await scalar('SELECT count() AS n FROM ' + t.name + ' WHERE project_id = {id:String}', { id });
