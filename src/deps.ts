@@ -33,6 +33,11 @@ export interface Deps {
    * environment variable: only the test harness lowers it, so suites that create many accounts stay fast.
    */
   passwordIterations?: number;
+  /**
+   * Optional: the per-project data versions every write moves (src/adapters/data-version.ts); reports
+   * read the closed-days version to reuse the sums of closed days (src/reports/closed-day-visits.ts).
+   */
+  dataVersions?: import('./adapters/data-version.js').DataVersions;
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */
   answers?: import('./reports/answer-cache.js').AnswerCache;
   /**

@@ -6,18 +6,25 @@ import type { Redis } from '@upstash/redis';
  */
 export const DATA_VERSION_KEY = 'dataversion';
 const EVERY_PROJECT = '*';
+/** Prefix of the fields holding closed-days versions (a project id never holds a colon). */
+const CLOSED = 'closed:';
 
 /**
  * Versions of what is stored, per project: an answer computed at one version is the answer
  * again while the version stays (README "Answer cache"). A version moves after every write that
  * reached ClickHouse (a flushed batch, an import block); a write whose projects are not known
- * (a batch replayed from an earlier process's journal) moves every project's at once.
+ * (a batch replayed from an earlier process's journal) moves every project's at once. Beside it,
+ * the version of the rows stamped before the current UTC day, which moves only with writes that
+ * may hold such rows (imports, replays, a batch straddling midnight), so that sums of closed days
+ * outlive live traffic (README "Visits of closed days").
  */
 export interface DataVersions {
   /** The project's current version; rejects when it cannot be read (then nothing may be reused). */
   current(projectId: string): Promise<string>;
-  /** Moves the version of these projects, or of every project; never rejects. */
-  moved(projectIds: readonly string[] | 'all'): Promise<void>;
+  /** The version of the project's rows before the current UTC day; rejects like `current`. */
+  closedDays(projectId: string): Promise<string>;
+  /** Moves the version of these projects, or of every project, and their closed-days version with `closedDays`; never rejects. */
+  moved(projectIds: readonly string[] | 'all', opts?: { closedDays?: boolean }): Promise<void>;
 }
 
 const freshToken = () => crypto.randomUUID();
@@ -35,43 +42,59 @@ const MAX_PENDING = 10_000;
  */
 export function redisDataVersions(redis: Redis, log: (line: string) => void = () => {}, key: string = DATA_VERSION_KEY): DataVersions {
   let localEpoch = 0;
-  const waiting = { projects: new Set<string>(), all: false };
-  const moveNow = async (projectIds: readonly string[], all: boolean) => {
+  /** Moves Redis refused, made with the next one it accepts: field names (`closed:`-prefixed for closed days) and whether every project's moved. */
+  const waiting = { fields: new Set<string>(), all: false, closedAll: false };
+  const moveNow = async (projectIds: readonly string[], all: boolean, closedDays: boolean) => {
     const token = freshToken();
-    const fields: Record<string, string> = Object.fromEntries([...waiting.projects, ...projectIds].map((id) => [id, token]));
+    const names = new Set(waiting.fields);
+    for (const id of projectIds) {
+      names.add(id);
+      if (closedDays) names.add(CLOSED + id);
+    }
+    const fields: Record<string, string> = Object.fromEntries([...names].map((name) => [name, token]));
     if (all || waiting.all) fields[EVERY_PROJECT] = token;
+    if ((all && closedDays) || waiting.closedAll) fields[CLOSED + EVERY_PROJECT] = token;
     if (Object.keys(fields).length === 0) return;
     await redis.hset(key, fields);
-    waiting.projects.clear();
-    waiting.all = false;
+    waiting.fields.clear();
+    waiting.all = waiting.closedAll = false;
   };
-  const read = async (projectId: string) => {
-    const fields = await redis.hmget<Record<string, string>>(key, projectId, EVERY_PROJECT);
-    return { own: fields?.[projectId] ?? null, all: fields?.[EVERY_PROJECT] ?? null };
+  /** The version kept under `field` and its every-project epoch (`closed:` fields for closed days). */
+  const versionOf = async (field: string, everyField: string) => {
+    if (waiting.all || waiting.closedAll || waiting.fields.size > 0) await moveNow([], false, false);
+    const read = async () => {
+      const fields = await redis.hmget<Record<string, string>>(key, field, everyField);
+      return { own: fields?.[field] ?? null, all: fields?.[everyField] ?? null };
+    };
+    let { own, all } = await read();
+    if (own === null || all === null) {
+      // First read after a loss (or ever): agree on one token with every other reader.
+      if (own === null) await redis.hsetnx(key, field, freshToken());
+      if (all === null) await redis.hsetnx(key, everyField, freshToken());
+      ({ own, all } = await read());
+      if (own === null || all === null) throw new Error('data version unreadable');
+    }
+    return `${own}.${all}.${localEpoch}`;
   };
   return {
-    async current(projectId) {
-      if (waiting.all || waiting.projects.size > 0) await moveNow([], false);
-      let { own, all } = await read(projectId);
-      if (own === null || all === null) {
-        // First read after a loss (or ever): agree on one token with every other reader.
-        if (own === null) await redis.hsetnx(key, projectId, freshToken());
-        if (all === null) await redis.hsetnx(key, EVERY_PROJECT, freshToken());
-        ({ own, all } = await read(projectId));
-        if (own === null || all === null) throw new Error('data version unreadable');
-      }
-      return `${own}.${all}.${localEpoch}`;
-    },
-    async moved(projectIds) {
+    current: (projectId) => versionOf(projectId, EVERY_PROJECT),
+    closedDays: (projectId) => versionOf(CLOSED + projectId, CLOSED + EVERY_PROJECT),
+    async moved(projectIds, opts = {}) {
       const ids = projectIds === 'all' ? [] : projectIds;
+      const closedDays = opts.closedDays === true;
       try {
-        await moveNow(ids, projectIds === 'all');
+        await moveNow(ids, projectIds === 'all', closedDays);
       } catch (err) {
         localEpoch++;
-        if (projectIds === 'all' || waiting.projects.size + ids.length > MAX_PENDING) {
+        if (projectIds === 'all' || waiting.fields.size + 2 * ids.length > MAX_PENDING) {
           waiting.all = true;
-          waiting.projects.clear();
-        } else for (const id of ids) waiting.projects.add(id);
+          waiting.closedAll ||= closedDays || [...waiting.fields].some((f) => f.startsWith(CLOSED));
+          waiting.fields.clear();
+        } else
+          for (const id of ids) {
+            waiting.fields.add(id);
+            if (closedDays) waiting.fields.add(CLOSED + id);
+          }
         log(`[sightline] data version not moved in Redis (${err instanceof Error ? err.message : String(err)}); this process reuses no earlier answer, and the move is made once Redis answers`);
       }
     },

@@ -38,6 +38,8 @@ export class EncodedRows {
   readonly constants?: Readonly<Record<string, string>>;
   /** The projects the rows belong to, when the encoder kept them (moves their data versions; unknown moves every project's). */
   readonly projectIds?: readonly string[];
+  /** The earliest `ts` among the rows as stored text, when the encoder kept it (see versioned-row-store.ts touchesClosedDays). */
+  readonly earliest?: string;
 
   constructor(rows: {
     body: string | Uint8Array;
@@ -45,12 +47,14 @@ export class EncodedRows {
     format?: 'JSONEachRow' | 'RowBinary';
     constants?: Readonly<Record<string, string>>;
     projectIds?: readonly string[];
+    earliest?: string;
   }) {
     this.body = rows.body;
     this.columns = rows.columns;
     this.format = rows.format ?? 'JSONEachRow';
     this.constants = rows.constants;
     this.projectIds = rows.projectIds;
+    this.earliest = rows.earliest;
   }
 
   /** The body with the constants written back into every row, for paths that cannot add them. */

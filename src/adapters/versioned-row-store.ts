@@ -1,3 +1,4 @@
+import type { Clock } from './clock.js';
 import type { DataVersions } from './data-version.js';
 import { EncodedRows, type RowStore, type Rows } from './row-store.js';
 
@@ -16,17 +17,43 @@ export function projectsOf(rows: Rows): readonly string[] | 'all' {
   return [...ids];
 }
 
+/** The earliest `ts` of `rows` as stored text (`YYYY-MM-DD hh:mm:ss.mmm`, which sorts as time does), or undefined when not known. */
+export function earliestOf(rows: Rows): string | undefined {
+  if (rows instanceof EncodedRows) return rows.earliest;
+  let earliest: string | undefined;
+  for (const row of rows) {
+    if (typeof row.ts !== 'string') return undefined;
+    if (earliest === undefined || row.ts < earliest) earliest = row.ts;
+  }
+  return earliest;
+}
+
+const STORED_DATE = /^\d{4}-\d{2}-\d{2} /;
+
+/**
+ * Whether an insert into `table` may hold events stamped before the UTC day of `now`: what the
+ * visits of closed days are summed from (README "Visits of closed days"). Only the raw events
+ * count; rows whose earliest stamp is unknown (an import, a batch replayed from the journal) may.
+ */
+export function touchesClosedDays(table: string, rows: Rows, now: number): boolean {
+  if (table !== 'events') return false;
+  const earliest = earliestOf(rows);
+  return earliest === undefined || !STORED_DATE.test(earliest) || earliest.slice(0, 10) < new Date(now).toISOString().slice(0, 10);
+}
+
 /**
  * A RowStore that moves the data version of the projects written (see DataVersions) once
- * ClickHouse has the rows, so no cached answer outlives a write, then tells `afterMove` (the
- * answer cache, which computes recently asked answers again). A failed insert moves nothing.
+ * ClickHouse has the rows, so no cached answer outlives a write, and their closed-days version
+ * when the rows may hold events of closed UTC days (touchesClosedDays, at the clock's time once
+ * the insert is done), then tells `afterMove` (the answer cache, which computes recently asked
+ * answers again). A failed insert moves nothing.
  */
-export function versionedRowStore(store: RowStore, versions: DataVersions, afterMove?: (projectIds: readonly string[] | 'all') => void): RowStore {
+export function versionedRowStore(store: RowStore, versions: DataVersions, clock: Clock, afterMove?: (projectIds: readonly string[] | 'all') => void): RowStore {
   return {
     async insert(table, rows, opts) {
       await store.insert(table, rows, opts);
       const projects = projectsOf(rows);
-      await versions.moved(projects);
+      await versions.moved(projects, { closedDays: touchesClosedDays(table, rows, clock.now()) });
       afterMove?.(projects);
     },
     ping: () => store.ping(),

@@ -61,8 +61,8 @@ function isolateFor(env: WorkerEnv): Isolate {
   const mailer = config.EMAIL_API_URL ? httpMailer({ url: config.EMAIL_API_URL, apiKey: config.EMAIL_API_KEY, from: config.SMTP_FROM }) : undefined;
   // Each isolate keeps its own answers; the data versions in Redis tell it when they are stale.
   const versions = redisDataVersions(redis, logError);
-  const rowStore = versionedRowStore(serverRowStore(clickhouse, rowsAsObjects), versions);
-  const deps: Deps = { config, redis, clickhouse, rowStore, answers: new AnswerCache(versions), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
+  const rowStore = versionedRowStore(serverRowStore(clickhouse, rowsAsObjects), versions, systemClock);
+  const deps: Deps = { config, redis, clickhouse, rowStore, dataVersions: versions, answers: new AnswerCache(versions), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
   isolate = { fingerprint, deps, app: createApp(deps) };
   return isolate;
 }

@@ -65,6 +65,8 @@ interface Batch {
   recovered?: boolean;
   /** The projects of its rows (unknown for a batch from the journal). */
   projectIds?: readonly string[];
+  /** The earliest `ts` of its rows as stored text (unknown for a batch from the journal). */
+  earliest?: string;
 }
 
 /** Writers waiting for their rows to reach the journal. */
@@ -88,6 +90,12 @@ class TableQueue {
   open = new RowBuffer();
   /** The projects of the open rows (a superset after a truncate: a data version moved for nothing costs one recomputed answer). */
   openProjects = new Set<string>();
+  /**
+   * The earliest `ts` of the open rows (null once a row has none): a batch of only today's rows
+   * leaves the closed days' version alone (versioned-row-store.ts). Like openProjects, an earlier
+   * bound after a truncate.
+   */
+  openEarliest: string | null | undefined = undefined;
   /** How much of `open` is in the journal. */
   private journaledBytes = 0;
   private journaledRows = 0;
@@ -143,9 +151,10 @@ class TableQueue {
     if (this.open.rows === 0) return;
     const token = randomUUID();
     this.onSeal(token);
-    this.sealed.push({ body: this.open.bytes(), rows: this.open.rows, token, projectIds: [...this.openProjects] });
+    this.sealed.push({ body: this.open.bytes(), rows: this.open.rows, token, projectIds: [...this.openProjects], ...(this.openEarliest ? { earliest: this.openEarliest } : {}) });
     this.open = new RowBuffer();
     this.openProjects = new Set();
+    this.openEarliest = undefined;
     this.journaledBytes = 0;
     this.journaledRows = 0;
   }
@@ -364,6 +373,7 @@ export function createBatcher(
       for (const row of rows) {
         q.open.append(row);
         if (typeof row.project_id === 'string') q.openProjects.add(row.project_id);
+        if (q.openEarliest !== null) q.openEarliest = typeof row.ts !== 'string' ? null : q.openEarliest === undefined || row.ts < q.openEarliest ? row.ts : q.openEarliest;
       }
       const added = q.open.byteLength - bytesBefore;
       if (bufferedBytes + added > maxBufferedBytes) {

@@ -42,11 +42,11 @@ export async function insertLines(
   store: RowStore,
   table: IngestTable,
   body: string | Uint8Array,
-  opts: InsertOptions & Pick<ConstructorParameters<typeof EncodedRows>[0], 'format' | 'constants' | 'projectIds'>,
+  opts: InsertOptions & Pick<ConstructorParameters<typeof EncodedRows>[0], 'format' | 'constants' | 'projectIds' | 'earliest'>,
 ): Promise<void> {
   if (body.length === 0) return;
-  const { format, constants, projectIds, ...insert } = opts;
-  await store.insert(table, new EncodedRows({ body, columns: TABLE_COLUMNS[table], format, constants, projectIds }), insert);
+  const { format, constants, projectIds, earliest, ...insert } = opts;
+  await store.insert(table, new EncodedRows({ body, columns: TABLE_COLUMNS[table], format, constants, projectIds, earliest }), insert);
 }
 
 const DAY_MS = 86_400_000;

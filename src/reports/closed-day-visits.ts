@@ -1,24 +1,29 @@
 import type { Deps } from '../deps.js';
 import type { AnswerRow } from '../analysis/run.js';
-import { toClickHouseDateTime, toClickHouseDateTime64, type ResolvedPeriod } from './periods.js';
-import { queryJson, queryOne, rawParams, type QueryParams } from './query.js';
-import { FILL_PART_SQL, FINGERPRINT_SQL, READ_PARTS_SQL } from './sql/visit-source-parts.js';
+import { toClickHouseDateTime64, type ResolvedPeriod } from './periods.js';
+import { queryJson, rawParams, type QueryParams } from './query.js';
+import { FILL_PART_SQL, READ_PARTS_SQL } from './sql/visit-source-parts.js';
 
 const DAY_MS = 86_400_000;
 /** A period whose end lies this long before the clock ended before now (query.ts): it has no part since a cut. */
 const ENDED_BEFORE_NOW_MS = 60_000;
+/**
+ * How long after a UTC midnight the cut stays at the one before: a writer whose clock is behind by
+ * less stamps its last rows of the old day before the cut, or moves the closed-days version.
+ */
+const CLOCK_SKEW_MS = 60_000;
 
-type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>;
+type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions'>;
 
 /**
- * The last UTC midnight, where a period ending now is cut in two (README "Visits of closed days"),
- * or null when the period has no closed day to keep: it ended before now, starts at or after
- * that midnight, or (`24h`) starts at a new instant at every request.
+ * The last UTC midnight (a minute late, CLOCK_SKEW_MS), where a period ending now is cut in two
+ * (README "Visits of closed days"), or null when the period has no closed day to keep: it ended
+ * before now, starts at or after that midnight, or (`24h`) starts at a new instant at every request.
  */
 export function closedDaysCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): number | null {
   const now = deps.clock.now();
   if (period.key === '24h' || period.to < now - ENDED_BEFORE_NOW_MS) return null;
-  const cut = Math.floor(now / DAY_MS) * DAY_MS;
+  const cut = Math.floor((now - CLOCK_SKEW_MS) / DAY_MS) * DAY_MS;
   return period.from < cut ? cut : null;
 }
 
@@ -26,9 +31,10 @@ export function closedDaysCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod)
  * Every visit source of `period` (unfiltered; `fold` as the referrers report folds them) with its
  * pageviews, visitors, viewed visits and bounces — the rows of the pipeline's pass over the
  * period's visits, for a period ending now with closed days (closedDaysCut; null otherwise).
- * The visits of the days before the cut are summed once per project, period start and day
- * (visit_source_parts), and each read groups by session only the sessions with events since the
- * cut. A part whose rows changed since it was summed (an import into those days) is summed again.
+ * The visits of the days before the cut are summed once per project, period start, cut and
+ * closed-days version (visit_source_parts; a write that may hold rows before the cut moves the
+ * version, so such a part is summed again), and each read groups by session only the sessions
+ * with events since the cut. Null as well when the closed-days version cannot be read (Redis down).
  */
 export async function visitsBySourceSinceCut(
   deps: ReadDeps,
@@ -37,12 +43,16 @@ export async function visitsBySourceSinceCut(
   fold: { as: string; values: readonly string[] },
 ): Promise<AnswerRow[] | null> {
   const cut = closedDaysCut(deps, period);
-  if (cut === null) return null;
+  if (cut === null || !deps.dataVersions) return null;
+  let version: string;
+  try {
+    version = await deps.dataVersions.closedDays(projectId);
+  } catch {
+    return null;
+  }
   const params: QueryParams = Object.assign(rawParams(deps, projectId, period), {
     cut: toClickHouseDateTime64(cut),
-    cutDay: toClickHouseDateTime(cut),
-    dayFrom: toClickHouseDateTime(Math.floor(period.from / DAY_MS) * DAY_MS),
-    partKey: `${period.from}-${cut}`,
+    partKey: `${period.from}-${cut}-${version}`,
     fold: fold.values,
     foldAs: fold.as,
   });
@@ -60,16 +70,15 @@ export async function visitsBySourceSinceCut(
 }
 
 /**
- * Sums the part before the cut under the fingerprint of the rows it is summed from, read first:
- * a write between the two leaves a part newer than its fingerprint, which the next read finds
- * stale and sums again, never the reverse. Fills of the same part and fingerprint (two requests,
- * two processes) share a deduplication token, so the part is stored once.
+ * Sums the part before the cut. The version in its key was read first: a write that lands
+ * meanwhile moves the version after it is stored, so the part is either summed with its rows or
+ * never read again. Fills of the same part (two requests, two processes) share a deduplication
+ * token, so it is stored once.
  */
 async function fillPart(deps: ReadDeps, params: QueryParams): Promise<void> {
-  const { fingerprint } = await queryOne(deps, `SELECT ${FINGERPRINT_SQL} AS fingerprint`, params, { fingerprint: 'string' });
   await deps.clickhouse.command({
     query: FILL_PART_SQL,
-    query_params: { ...params, fingerprint },
-    clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: `visit-source-parts:${String(params.projectId)}:${String(params.partKey)}:${fingerprint}` },
+    query_params: params,
+    clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: `visit-source-parts:${String(params.projectId)}:${String(params.partKey)}` },
   });
 }

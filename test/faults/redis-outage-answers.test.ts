@@ -42,7 +42,7 @@ beforeAll(async () => {
   for (const name of ['a', 'b'] as const) {
     const versions = redisDataVersions(h.deps.redis, (line) => logged.push(line));
     const cache = new AnswerCache(versions);
-    instances[name] = { cache, deps: { ...h.deps, answers: cache, rowStore: versionedRowStore(h.deps.rowStore, versions) } };
+    instances[name] = { cache, deps: { ...h.deps, answers: cache, rowStore: versionedRowStore(h.deps.rowStore, versions, clock), dataVersions: versions } };
   }
 });
 afterAll(async () => {

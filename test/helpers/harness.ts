@@ -6,7 +6,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type App } from '../../src/app.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createNodeServer } from '../../src/ingest/node-event-listener.js';
-import type { Clock } from '../../src/adapters/clock.js';
+import { systemClock, type Clock } from '../../src/adapters/clock.js';
 import { parseConfig } from '../../src/config.js';
 import type { Deps } from '../../src/deps.js';
 import { directSink } from '../../src/ingest/direct-sink.js';
@@ -30,6 +30,12 @@ const DATA_DIR = join(tmpdir(), `sightline-test-${process.pid}`);
  */
 export const TEST_DATA_VERSION_KEY = `dataversion:test:${process.pid}:${Date.now()}`;
 let shared: Promise<NodeRuntime> | null = null;
+/**
+ * The clock the shared runtime's own parts read (the row store's closed-days check): the latest
+ * harness's, the same as its deps' clock, so writes and reports of a test agree on what today is.
+ */
+let runtimeClockOf: Clock = systemClock;
+const runtimeClock: Clock = { now: () => runtimeClockOf.now() };
 const extraClosers: (() => Promise<void>)[] = [];
 
 export interface Harness {
@@ -70,7 +76,8 @@ export async function createHarness(
   // Answers are not refreshed in the background here: tests count what the cache computes
   // (test/integration/answer-refresh.test.ts turns refreshing on for its own cache).
   const baseEnv = { DATA_DIR, REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_AUTH_PER_MIN: '100000', ANSWER_REFRESH_MIN: '0' };
-  shared ??= buildNodeRuntime(parseConfig(baseEnv), { makeSink: (d) => directSink(d.rowStore), dataVersionKey: TEST_DATA_VERSION_KEY });
+  shared ??= buildNodeRuntime(parseConfig(baseEnv), { makeSink: (d) => directSink(d.rowStore), dataVersionKey: TEST_DATA_VERSION_KEY, clock: runtimeClock });
+  runtimeClockOf = opts.clock ?? systemClock;
   const base = await shared;
   const config = parseConfig({ ...baseEnv, ...opts.env });
   let redis = base.deps.redis;
@@ -82,7 +89,7 @@ export async function createHarness(
   }
   // Password hashes at the production count (600,000) cost ~0.3 s each on a busy host; test accounts
   // use fewer. test/integration/password-hygiene.test.ts checks the default and the upgrade.
-  const deps: Deps = { ...base.deps, config, redis, clock: opts.clock ?? base.deps.clock, passwordIterations: TEST_PASSWORD_ITERATIONS,
+  const deps: Deps = { ...base.deps, config, redis, clock: opts.clock ?? systemClock, passwordIterations: TEST_PASSWORD_ITERATIONS,
     ...(opts.mailer ? { mailer: opts.mailer } : {}),
   };
   if (opts.sink) deps.sink = opts.sink(deps);

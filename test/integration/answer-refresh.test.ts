@@ -49,7 +49,7 @@ beforeAll(async () => {
   h = await createHarness({ clock });
   const versions = redisDataVersions(h.deps.redis, undefined, TEST_DATA_VERSION_KEY);
   cache = new AnswerCache(versions, undefined, { watchMs: 10 * MINUTE, clock });
-  deps = { ...h.deps, answers: cache, rowStore: versionedRowStore(h.deps.rowStore, versions, (projects) => cache.written(projects)) };
+  deps = { ...h.deps, answers: cache, rowStore: versionedRowStore(h.deps.rowStore, versions, clock, (projects) => cache.written(projects)), dataVersions: versions };
   await write(Array.from({ length: 30 }, (_, i) => pageview(clock.now() - (i % 10) * DAY - (i + 1) * MINUTE, project, `/p${i % 4}`)));
   await cache.refresher!.settled();
 });

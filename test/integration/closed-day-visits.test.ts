@@ -35,14 +35,14 @@ const sinceCut = async (projectId: string, period: ResolvedPeriod) => {
 
 const shape = (rows: readonly AnswerRow[]) => rows.map((r) => [r.source, r.pageviews, r.visitors, r.viewedVisits, r.bounces, r.visitPageviews]);
 
-/** Rows stored for the project's parts: [fingerprint, rows] per part filled. */
+/** Rows stored for the project's parts: [part key, rows] per part filled. */
 async function storedParts(projectId: string): Promise<[string, number][]> {
   const rs = await h.deps.clickhouse.query({
-    query: 'SELECT fingerprint, toUInt32(count()) AS n FROM visit_source_parts WHERE project_id = {projectId:String} GROUP BY fingerprint ORDER BY fingerprint',
+    query: 'SELECT part_key, toUInt32(count()) AS n FROM visit_source_parts WHERE project_id = {projectId:String} GROUP BY part_key ORDER BY part_key',
     query_params: { projectId },
     format: 'JSONEachRow',
   });
-  return (await rs.json<{ fingerprint: string; n: number }>()).map((r) => [r.fingerprint, r.n]);
+  return (await rs.json<{ part_key: string; n: number }>()).map((r) => [r.part_key, r.n]);
 }
 
 /** Session starts around what matters: the cut, the period's start, and anywhere in the week. */
@@ -77,7 +77,7 @@ describe('visits of closed days kept apart', () => {
           expect(shape(await sinceCut(projectId, period))).toEqual(shape(await wholePass(projectId, period)));
           expect(await storedParts(projectId)).toEqual(filled);
 
-          // An import into a closed day changes what the part summed: it is summed again under a new fingerprint.
+          // An import into a closed day moves the closed-days version: the part is summed again under a new key.
           const imported: GenEvent[] = [makeEvent({ ts: CUT - 3 * HOUR, visitor: 88, session: 880, referrerSource: 'google.com' })];
           if (goingOn) imported.push({ ...goingOn, ts: CUT - 1, kind: 'custom', eventName: 'download' });
           await insertEvents(h.deps.rowStore, projectId, imported);
@@ -112,6 +112,32 @@ describe('visits of closed days kept apart', () => {
     expect(await storedParts(projectId)).toEqual([[expect.any(String), 3]]);
   });
 
+  it('live events of today keep the part; a batch holding a closed day’s event has it summed again', async () => {
+    const projectId = unique('cdv-live');
+    const period = resolvePeriod('7d', 'UTC', NOW);
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - 2 * DAY, visitor: 1, referrerSource: 'google.com' })]);
+    const row = (ts: number, visitor: number) => ({ project_id: projectId, ts: new Date(ts).toISOString().replace('T', ' ').replace('Z', ''), kind: 'pageview', visitor_id: String(visitor), session_id: String(visitor * 10), path: '/', referrer_source: '(direct)' });
+    await sinceCut(projectId, period);
+    const filled = await storedParts(projectId);
+    await h.deps.sink.write('events', [row(NOW - HOUR, 2), row(NOW - 2 * HOUR, 3)]);
+    await h.deps.sink.flush();
+    expect(shape(await sinceCut(projectId, period))).toEqual(shape(await wholePass(projectId, period)));
+    expect(await storedParts(projectId)).toEqual(filled);
+    await h.deps.sink.write('events', [row(NOW - HOUR, 4), row(CUT - 1, 5)]);
+    await h.deps.sink.flush();
+    const rows = await sinceCut(projectId, period);
+    expect(shape(rows)).toEqual(shape(await wholePass(projectId, period)));
+    expect(rows.find((r) => r.source === '(direct)')?.visitors).toBe(4);
+    expect(await storedParts(projectId)).toHaveLength(2);
+  });
+
+  it('without a readable closed-days version, leaves the question to the whole pass', async () => {
+    const period = resolvePeriod('7d', 'UTC', NOW);
+    const unreadable = { ...h.deps.dataVersions!, closedDays: () => Promise.reject(new Error('connection refused')) };
+    expect(await visitsBySourceSinceCut({ ...h.deps, dataVersions: unreadable }, unique('cdv-down'), period, DIRECT_FOLD)).toBeNull();
+    expect(await visitsBySourceSinceCut({ ...h.deps, dataVersions: undefined }, unique('cdv-none'), period, DIRECT_FOLD)).toBeNull();
+  });
+
   it('leaves periods without closed days to the whole pass', () => {
     expect(closedDaysCut(h.deps, resolvePeriod('7d', 'UTC', NOW))).toBe(CUT);
     expect(closedDaysCut(h.deps, resolvePeriod('today', 'UTC', NOW))).toBeNull();
@@ -121,5 +147,10 @@ describe('visits of closed days kept apart', () => {
     expect(closedDaysCut(h.deps, resolveCustomRange('2026-02-01', '2026-02-10', 'UTC', NOW))).toBeNull();
     // In a zone ahead of UTC, today may start before the last UTC midnight: that slice is kept too.
     expect(closedDaysCut(h.deps, resolvePeriod('today', 'Asia/Tokyo', NOW))).toBe(CUT);
+    // For a minute after midnight the cut stays at the one before (writers' clocks may lag).
+    const justAfter = { clock: fixedClock(CUT + 30_000) };
+    expect(closedDaysCut(justAfter, resolvePeriod('7d', 'UTC', CUT + 30_000))).toBe(CUT - DAY);
+    const later = { clock: fixedClock(CUT + 61_000) };
+    expect(closedDaysCut(later, resolvePeriod('7d', 'UTC', CUT + 61_000))).toBe(CUT);
   });
 });

@@ -41,3 +41,28 @@ describe('batcher flush under a steady stream of events', () => {
     expect(new Set(store.paths).size).toBe(n);
   });
 });
+
+describe('batcher batches', () => {
+  it('carry the earliest stamp of their rows (unknown once a row has none), so a batch of today leaves closed days alone', async () => {
+    const seen: (string | undefined)[] = [];
+    const store: RowStore = {
+      async insert(_table, rows) {
+        seen.push(rows instanceof EncodedRows ? rows.earliest : 'objects');
+      },
+      ping: async () => true,
+    };
+    const sink = createBatcher(store, { flushIntervalMs: 60_000 });
+    const row = (ts: unknown) => ({ project_id: 'p', ts, kind: 'pageview', visitor_id: 1, session_id: 1, path: '/' });
+    try {
+      await sink.write('events', [row('2026-11-26 10:00:00.000'), row('2026-11-25 23:59:59.999'), row('2026-11-26 00:00:00.000')]);
+      await sink.flush();
+      await sink.write('events', [row('2026-11-26 11:00:00.000')]);
+      await sink.flush();
+      await sink.write('events', [row('2026-11-26 12:00:00.000'), row(undefined)]);
+      await sink.flush();
+    } finally {
+      await sink.close();
+    }
+    expect(seen).toEqual(['2026-11-25 23:59:59.999', '2026-11-26 11:00:00.000', undefined]);
+  });
+});

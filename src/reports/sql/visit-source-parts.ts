@@ -6,8 +6,8 @@ import { RAW_WINDOW } from './window.js';
  * `cut` (the last UTC midnight) summed once into visit_source_parts (migration 0022), and the
  * sessions with events since the cut grouped whole on every read, as corrections to it.
  *
- * Binds: projectId, from, readTo (RAW_WINDOW), cut (DateTime64), partKey, fingerprint (the fill),
- * dayFrom/cutDay (the fingerprint's daily rows), fold (values read as foldAs: DIRECT_FOLD).
+ * Binds: projectId, from, readTo (RAW_WINDOW), cut (DateTime64), partKey, fold (values read as
+ * foldAs: DIRECT_FOLD).
  */
 
 /** A visit's source, folded as the referrers report shows it. */
@@ -27,19 +27,10 @@ FROM events
 WHERE ${where} AND ${COUNTED_KINDS}
 GROUP BY session_id`;
 
-/**
- * What the stored rows of the part were when it was summed: the counted events of the project's
- * UTC days from the period's first to the cut, from the daily rollups (any insert of a counted
- * event among them moves it; a purge removes the part's rows with the project's).
- */
-export const FINGERPRINT_SQL = `concat(
-  toString((SELECT sum(pageviews) FROM stats_1d WHERE project_id = {projectId:String} AND bucket >= {dayFrom:DateTime('UTC')} AND bucket < {cutDay:DateTime('UTC')})), ':',
-  toString((SELECT sum(events) FROM custom_events_1d WHERE project_id = {projectId:String} AND bucket >= {dayFrom:DateTime('UTC')} AND bucket < {cutDay:DateTime('UTC')})))`;
-
 /** The part before the cut, summed per source, plus the marker row (empty source) that says it exists. */
 export const FILL_PART_SQL = `
-INSERT INTO visit_source_parts (project_id, part_key, fingerprint, source, pageviews, visitors, viewed, bounces)
-SELECT {projectId:String}, {partKey:String}, {fingerprint:String}, source, pageviews, visitors, viewed, bounces
+INSERT INTO visit_source_parts (project_id, part_key, source, pageviews, visitors, viewed, bounces)
+SELECT {projectId:String}, {partKey:String}, source, pageviews, visitors, viewed, bounces
 FROM (
   SELECT '' AS source, toInt64(0) AS pageviews, uniqCombinedStateIf(14)(toUInt64(0), 0) AS visitors, toInt64(0) AS viewed, toInt64(0) AS bounces
   UNION ALL
@@ -50,11 +41,11 @@ FROM (
 )`;
 
 /**
- * The stored part (when its fingerprint still holds) and the corrections of the sessions with
+ * The stored part and the corrections of the sessions with
  * counted events since the cut: each such session's whole visit in, its part before the cut
  * out. A session's source is its first counted event's, so a session begun before the cut keeps
  * the source it has in the stored part, and its visitor is already among that source's. `cached`
- * is 1 on the stored part's rows: a read without one found no valid part.
+ * is 1 on the stored part's rows: a read without one found no part.
  */
 export const READ_PARTS_SQL = `
 SELECT source, sum(pageviews) AS pageviews, uniqCombinedMerge(14)(visitors) AS visitors,
@@ -62,7 +53,7 @@ SELECT source, sum(pageviews) AS pageviews, uniqCombinedMerge(14)(visitors) AS v
 FROM (
   SELECT source, pageviews, visitors, viewed, bounces, 1 AS cached
   FROM visit_source_parts
-  WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND fingerprint = ${FINGERPRINT_SQL}
+  WHERE project_id = {projectId:String} AND part_key = {partKey:String}
   UNION ALL
   SELECT ${FOLDED_SOURCE} AS source, toInt64(sum(v_pv) - sum(p_pv)) AS pageviews, uniqCombinedState(14)(visitor) AS visitors,
          toInt64(countIf(v_pv > 0)) - toInt64(countIf(p_pv > 0)) AS viewed,
