@@ -46,6 +46,11 @@ export interface Deps {
    * version, so reports need not ask ClickHouse whether rows after now exist (src/reports/query.ts).
    */
   latestRow?: { projectId: string; since: number; at: Promise<number> };
+  /**
+   * Set with latestRow: the project's closed-days version (DataVersions.closedDays; null when it
+   * could not be read), read once for everything an answer computes (src/reports/closed-day-visits.ts).
+   */
+  closedDays?: { projectId: string; version: string | null };
   /** Outgoing email (reports, alerts): SMTP on Node, an email API on Workers; absent when not configured (routes answer 409). */
   mailer?: import('./notify/mailer.js').Mailer;
 }

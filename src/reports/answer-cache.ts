@@ -67,6 +67,8 @@ export class AnswerCache {
     const projectId = question.project.id;
     const counts = question.name.startsWith(PART) ? this.partCounts : this.counts;
     let version: string;
+    // Read beside the version, so reads of closed days' sums need no round trip of their own (closed-day-visits.ts).
+    const closedDays = this.versions.closedDays(projectId).catch(() => null);
     try {
       version = await this.versions.current(projectId);
     } catch {
@@ -74,7 +76,12 @@ export class AnswerCache {
     }
     // Unknown (the query failed) counts as a row in the future: nothing kept, every check asked of ClickHouse.
     const latest = this.latestRow(deps, projectId, version, now).catch(() => Number.POSITIVE_INFINITY);
-    const pinned: Deps = { ...deps, clock: { now: () => now }, latestRow: { projectId, since: Math.floor(now / DAY_MS) * DAY_MS, at: latest } };
+    const pinned: Deps = {
+      ...deps,
+      clock: { now: () => now },
+      latestRow: { projectId, since: Math.floor(now / DAY_MS) * DAY_MS, at: latest },
+      closedDays: { projectId, version: await closedDays },
+    };
     if (!reusable(question, now)) return compute(pinned);
     // The compared range's end at this clock read, resolved as the route resolves it; null when that
     // failed (the computation then answers the error, and nothing is kept).

@@ -13,7 +13,24 @@ const ENDED_BEFORE_NOW_MS = 60_000;
  */
 const CLOCK_SKEW_MS = 60_000;
 
-type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions'>;
+type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedDays'>;
+
+/** The project's closed-days version: the one pinned on `deps` (pinClosedDays), else read; null when unreadable or unknown. */
+async function closedDaysVersion(deps: ReadDeps, projectId: string): Promise<string | null> {
+  if (deps.closedDays?.projectId === projectId) return deps.closedDays.version;
+  if (!deps.dataVersions) return null;
+  return deps.dataVersions.closedDays(projectId).catch(() => null);
+}
+
+/**
+ * `deps` with the project's closed-days version read once and pinned: reads that start together
+ * after it (a report's reads, which the embedded engine takes as one statement when they wait
+ * together) then need no round trip to Redis between them. The answer cache pins it for what it computes.
+ */
+export async function pinClosedDays<D extends ReadDeps>(deps: D, projectId: string): Promise<D> {
+  if (deps.closedDays?.projectId === projectId) return deps;
+  return { ...deps, closedDays: { projectId, version: await closedDaysVersion(deps, projectId) } };
+}
 
 /**
  * The last UTC midnight (a minute late, CLOCK_SKEW_MS), where a period ending now is cut in two
@@ -43,13 +60,9 @@ export async function visitsBySourceSinceCut(
   fold: { as: string; values: readonly string[] },
 ): Promise<AnswerRow[] | null> {
   const cut = closedDaysCut(deps, period);
-  if (cut === null || !deps.dataVersions) return null;
-  let version: string;
-  try {
-    version = await deps.dataVersions.closedDays(projectId);
-  } catch {
-    return null;
-  }
+  if (cut === null) return null;
+  const version = await closedDaysVersion(deps, projectId);
+  if (version === null) return null;
   const params: QueryParams = Object.assign(rawParams(deps, projectId, period), {
     cut: toClickHouseDateTime64(cut),
     partKey: `${period.from}-${cut}-${version}`,

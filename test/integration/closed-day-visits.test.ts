@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { VISIT_SUMS } from '../../src/analysis/plan.js';
 import { runQuestion, type AnswerRow } from '../../src/analysis/run.js';
-import { closedDaysCut, visitsBySourceSinceCut } from '../../src/reports/closed-day-visits.js';
+import { closedDaysCut, pinClosedDays, visitsBySourceSinceCut } from '../../src/reports/closed-day-visits.js';
 import { resolvePeriod, type ResolvedPeriod } from '../../src/reports/periods.js';
 import { resolveCustomRange } from '../../src/reports/range.js';
 import { DIRECT_FOLD } from '../../src/reports/visits-by-source.js';
@@ -136,6 +136,13 @@ describe('visits of closed days kept apart', () => {
     const unreadable = { ...h.deps.dataVersions!, closedDays: () => Promise.reject(new Error('connection refused')) };
     expect(await visitsBySourceSinceCut({ ...h.deps, dataVersions: unreadable }, unique('cdv-down'), period, DIRECT_FOLD)).toBeNull();
     expect(await visitsBySourceSinceCut({ ...h.deps, dataVersions: undefined }, unique('cdv-none'), period, DIRECT_FOLD)).toBeNull();
+    // A version pinned for the project (as the answer cache pins it for what it computes) is not read again.
+    const projectId = unique('cdv-pinned');
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - 2 * DAY, referrerSource: 'google.com' })]);
+    const pinned = await pinClosedDays(h.deps, projectId);
+    expect(pinned.closedDays).toEqual({ projectId, version: await h.deps.dataVersions!.closedDays(projectId) });
+    expect(shape(await sinceCut(projectId, period))).toEqual(shape((await visitsBySourceSinceCut({ ...pinned, dataVersions: unreadable }, projectId, period, DIRECT_FOLD))!));
+    expect(await visitsBySourceSinceCut({ ...pinned, closedDays: { projectId, version: null } }, projectId, period, DIRECT_FOLD)).toBeNull();
   });
 
   it('leaves periods without closed days to the whole pass', () => {

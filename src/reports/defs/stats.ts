@@ -11,6 +11,7 @@ import { queryOne, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { avgVisitSeconds, STATS_SQL } from '../sql/stats.js';
 import { sharesStatsAndSeries, STATS_TOTALS, statsAndSeries } from '../stats-series.js';
+import { pinClosedDays } from '../closed-day-visits.js';
 import { visitRatesOf } from '../visits-by-source.js';
 
 const nullableNum = (description: string) => v.pipe(v.nullable(v.number()), v.description(description));
@@ -59,11 +60,13 @@ async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: read
       viewsPerVisit: (row?.viewsPerVisit ?? null) as number | null,
     };
   }
+  // The closed-days version first, so the totals and the visits read start together (one engine statement).
+  const pinned = { ...ctx, deps: await pinClosedDays(ctx.deps, ctx.project.id) };
   const totalsOf = async () =>
-    input && sharesStatsAndSeries(ctx, period, source)
-      ? (await statsAndSeries(ctx, period, input)).totals
-      : queryOne(ctx.deps, STATS_SQL[source], sourceParams(ctx.deps, ctx.project.id, period, source), STATS_TOTALS);
-  const [totals, rates] = await Promise.all([totalsOf(), visitRatesOf(ctx, period, input)]);
+    input && sharesStatsAndSeries(pinned, period, source)
+      ? (await statsAndSeries(pinned, period, input)).totals
+      : queryOne(pinned.deps, STATS_SQL[source], sourceParams(pinned.deps, ctx.project.id, period, source), STATS_TOTALS);
+  const [totals, rates] = await Promise.all([totalsOf(), visitRatesOf(pinned, period, input)]);
   return {
     pageviews: totals.pageviews,
     visitors: totals.visitors,
