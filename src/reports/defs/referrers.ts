@@ -9,8 +9,9 @@ const toItem = (r: AnswerRow) => ({ referrer: String(r.source), pageviews: Numbe
  * GET /:domain/referrers — top sources by pageviews, per visit: every pageview of a visit and
  * its visitor count for the source of the visit's first event, so a visit that came from a
  * search engine and went on through the site's own links (stored as `(direct)` on the later
- * pageviews) counts all its pageviews for the search engine. Always from raw events (the
- * per-pageview referrer rollup cannot tell visits apart).
+ * pageviews) counts all its pageviews for the search engine. From raw events grouped by visit (the
+ * per-pageview referrer rollup cannot tell visits apart), the closed days' visits summed once a
+ * day where the period has them (closed-day-visits.ts).
  */
 export const referrersReport = defineRankedReport({
   name: 'referrers',
