@@ -1,12 +1,10 @@
 import type { Deps } from '../deps.js';
 import type { AnswerRow } from '../analysis/run.js';
 import { toClickHouseDateTime64, type ResolvedPeriod } from './periods.js';
-import { queryJson, rawParams, type QueryParams } from './query.js';
+import { ENDED_BEFORE_NOW_MS, queryJson, rawParams, type QueryParams } from './query.js';
 import { FILL_PART_SQL, READ_PARTS_SQL } from './sql/visit-source-parts.js';
 
 const DAY_MS = 86_400_000;
-/** A period whose end lies this long before the clock ended before now (query.ts): it has no part since a cut. */
-const ENDED_BEFORE_NOW_MS = 60_000;
 /**
  * How long after a UTC midnight the cut stays at the one before: a writer whose clock is behind by
  * less stamps its last rows of the old day before the cut, or moves the closed-days version.

@@ -102,7 +102,7 @@ export function rawParams(deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>
 }
 
 /** A period whose end lies this long before the clock ended before now (a past range, a comparison): rows after it are a certainty. */
-const ENDED_BEFORE_NOW_MS = 60_000;
+export const ENDED_BEFORE_NOW_MS = 60_000;
 
 const nextUtcMidnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS;
 
