@@ -21,12 +21,13 @@ async function closedDaysVersion(deps: ReadDeps, projectId: string): Promise<str
 }
 
 /**
- * `deps` with the project's closed-days version read once and pinned: reads that start together
- * after it (a report's reads, which the embedded engine takes as one statement when they wait
- * together) then need no round trip to Redis between them. The answer cache pins it for what it computes.
+ * `deps` with the project's closed-days version read once and pinned, when `period` has closed
+ * days: reads that start together after it (a report's reads, which the embedded engine takes as
+ * one statement when they wait together) then need no round trip to Redis between them. The
+ * answer cache pins it for everything it computes.
  */
-export async function pinClosedDays<D extends ReadDeps>(deps: D, projectId: string): Promise<D> {
-  if (deps.closedDays?.projectId === projectId) return deps;
+export async function pinClosedDays<D extends ReadDeps>(deps: D, projectId: string, period: ResolvedPeriod): Promise<D> {
+  if (deps.closedDays?.projectId === projectId || closedDaysCut(deps, period) === null) return deps;
   return { ...deps, closedDays: { projectId, version: await closedDaysVersion(deps, projectId) } };
 }
 

@@ -139,7 +139,8 @@ describe('visits of closed days kept apart', () => {
     // A version pinned for the project (as the answer cache pins it for what it computes) is not read again.
     const projectId = unique('cdv-pinned');
     await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - 2 * DAY, referrerSource: 'google.com' })]);
-    const pinned = await pinClosedDays(h.deps, projectId);
+    const pinned = await pinClosedDays(h.deps, projectId, period);
+    expect(await pinClosedDays(h.deps, projectId, resolvePeriod('24h', 'UTC', NOW))).toBe(h.deps);
     expect(pinned.closedDays).toEqual({ projectId, version: await h.deps.dataVersions!.closedDays(projectId) });
     expect(shape(await sinceCut(projectId, period))).toEqual(shape((await visitsBySourceSinceCut({ ...pinned, dataVersions: unreadable }, projectId, period, DIRECT_FOLD))!));
     expect(await visitsBySourceSinceCut({ ...pinned, closedDays: { projectId, version: null } }, projectId, period, DIRECT_FOLD)).toBeNull();

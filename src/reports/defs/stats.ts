@@ -61,7 +61,7 @@ async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: read
     };
   }
   // The closed-days version first, so the totals and the visits read start together (one engine statement).
-  const pinned = { ...ctx, deps: await pinClosedDays(ctx.deps, ctx.project.id) };
+  const pinned = { ...ctx, deps: await pinClosedDays(ctx.deps, ctx.project.id, period) };
   const totalsOf = async () =>
     input && sharesStatsAndSeries(pinned, period, source)
       ? (await statsAndSeries(pinned, period, input)).totals
