@@ -22,7 +22,7 @@ export const ANALYTICS_TABLES = [
   { name: 'tech_1d', timeColumn: 'bucket' },
   { name: 'custom_events_1d', timeColumn: 'bucket' },
   // Sums of a period's closed days (src/reports/closed-day-visits.ts), summed again each day: kept two days at most.
-  { name: 'visit_source_parts', timeColumn: 'created', keepDays: 2 },
+  { name: 'visit_parts', timeColumn: 'created', keepDays: 2 },
 ] as const;
 
 export type AnalyticsTable = (typeof ANALYTICS_TABLES)[number]['name'];

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
+import { answerFromParts } from '../reports/closed-day-visits.js';
 import { queryJson, rawParams } from '../reports/query.js';
 import { isTimeDimension } from './dimensions.js';
 import { planQuestion, type PlanInput, type PlanMetric } from './plan.js';
@@ -45,7 +46,12 @@ const metricValue = (value: unknown): number | null => (value === null || value 
  * Runs a question over the raw events of `projectId` in `period` and shapes its rows: dimension
  * values keyed by dimension name, metrics keyed by metric name.
  */
-export async function runQuestion(deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>, projectId: string, period: ResolvedPeriod, q: Question): Promise<AnswerRow[]> {
+export async function runQuestion(
+  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedDays'>,
+  projectId: string,
+  period: ResolvedPeriod,
+  q: Question,
+): Promise<AnswerRow[]> {
   const input: PlanInput = {
     projectId,
     period,
@@ -57,13 +63,15 @@ export async function runQuestion(deps: Pick<Deps, 'clickhouse' | 'latestRow' | 
     offset: q.offset ?? 0,
     ...(q.onlyFirst ? { onlyFirst: q.onlyFirst } : {}),
     ...(q.fold ? { fold: q.fold } : {}),
-    periodParams: rawParams(deps, projectId, period),
   };
-  const plan = planQuestion(input);
-  const raw = await queryJson(deps, plan.sql, plan.params);
+  // Unfiltered questions over visits of a period with closed days: from their stored sums (README "Visits of closed days").
+  const fromParts = await answerFromParts(deps, input);
+  const plan = fromParts ? null : planQuestion({ ...input, periodParams: rawParams(deps, projectId, period) });
+  const raw = fromParts ?? (await queryJson(deps, plan!.sql, plan!.params));
+  const columns = plan?.dimensionColumns ?? q.dimensions.map((_, i) => `d${i}`);
   return raw.map((r) => {
     const row: AnswerRow = {};
-    q.dimensions.forEach((d, i) => (row[d] = dimensionValue(d, r[plan.dimensionColumns[i]!])));
+    q.dimensions.forEach((d, i) => (row[d] = dimensionValue(d, r[columns[i]!])));
     for (const m of q.metrics) row[m] = metricValue(r[m]);
     return row;
   });

@@ -1,8 +1,9 @@
 import type { Deps } from '../deps.js';
-import type { AnswerRow } from '../analysis/run.js';
+import { Binder } from '../analysis/binder.js';
+import type { PlanInput } from '../analysis/plan.js';
+import { fillPartSql, PART_EXISTS_SQL, partsDimension, readPartsSql } from '../analysis/plan-parts.js';
 import { toClickHouseDateTime64, type ResolvedPeriod } from './periods.js';
-import { ENDED_BEFORE_NOW_MS, queryJson, rawParams, type QueryParams } from './query.js';
-import { FILL_PART_SQL, READ_PARTS_SQL } from './sql/visit-source-parts.js';
+import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams } from './query.js';
 
 const DAY_MS = 86_400_000;
 /**
@@ -44,41 +45,32 @@ export function closedDaysCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod)
 }
 
 /**
- * Every visit source of `period` (unfiltered; `fold` as the referrers report folds them) with its
- * pageviews, visitors, viewed visits and bounces — the rows of the pipeline's pass over the
- * period's visits, for a period ending now with closed days (closedDaysCut; null otherwise).
- * The visits of the days before the cut are summed once per project, period start, cut and
- * closed-days version (visit_source_parts; a write that may hold rows before the cut moves the
- * version, so such a part is summed again), and each read groups by session only the sessions
- * with events since the cut. Null as well when the closed-days version cannot be read (Redis down).
+ * The rows of a question over visits (plan-parts.ts partsDimension: unfiltered, grouped by at most
+ * one visit attribute) of a period ending now with closed days (closedDaysCut), as the engine
+ * answers it — or null when parts cannot answer it (then the pipeline's one pass does). The
+ * visits of the days before the cut are summed once per attribute, period start, cut and
+ * closed-days version (visit_parts; a write that may hold rows before the cut moves the version,
+ * so such a part is summed again), and each read groups by session only the sessions with events
+ * since the cut. Null as well when the closed-days version cannot be read (Redis down).
  */
-export async function visitsBySourceSinceCut(
-  deps: ReadDeps,
-  projectId: string,
-  period: ResolvedPeriod,
-  fold: { as: string; values: readonly string[] },
-): Promise<AnswerRow[] | null> {
-  const cut = closedDaysCut(deps, period);
-  if (cut === null) return null;
-  const version = await closedDaysVersion(deps, projectId);
+export async function answerFromParts(deps: ReadDeps, q: PlanInput): Promise<Record<string, unknown>[] | null> {
+  const dimension = partsDimension(q);
+  const cut = closedDaysCut(deps, q.period);
+  if (dimension === null || cut === null) return null;
+  const version = await closedDaysVersion(deps, q.projectId);
   if (version === null) return null;
-  const params: QueryParams = Object.assign(rawParams(deps, projectId, period), {
-    cut: toClickHouseDateTime64(cut),
-    partKey: `${period.from}-${cut}-${version}`,
-    fold: fold.values,
-    foldAs: fold.as,
-  });
-  let rows = await queryJson(deps, READ_PARTS_SQL, params);
-  if (!rows.some((r) => Number(r.cached) === 1)) {
-    await fillPart(deps, params);
-    rows = await queryJson(deps, READ_PARTS_SQL, params);
-  }
-  return rows
-    .filter((r) => r.source !== '')
-    .map((r) => {
-      const pageviews = Number(r.pageviews);
-      return { source: String(r.source), pageviews, visitors: Number(r.visitors), viewedVisits: Number(r.viewedVisits), bounces: Number(r.bounces), visitPageviews: pageviews };
-    });
+  const binder = new Binder(
+    Object.assign(rawParams(deps, q.projectId, q.period), { cut: toClickHouseDateTime64(cut), partKey: `${dimension}:${q.period.from}-${cut}-${version}` }),
+  );
+  const sql = readPartsSql(q, dimension, binder);
+  const exists = queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number' });
+  const rows = queryJson(deps, sql, binder.params);
+  // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
+  rows.catch(() => {});
+  // Both go as one statement on the embedded engine; a missing part is summed, then read again.
+  if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
+  await fillPart(deps, dimension, binder.params);
+  return queryJson(deps, sql, binder.params);
 }
 
 /**
@@ -87,10 +79,10 @@ export async function visitsBySourceSinceCut(
  * never read again. Fills of the same part (two requests, two processes) share a deduplication
  * token, so it is stored once.
  */
-async function fillPart(deps: ReadDeps, params: QueryParams): Promise<void> {
+async function fillPart(deps: ReadDeps, dimension: Parameters<typeof fillPartSql>[0], params: QueryParams): Promise<void> {
   await deps.clickhouse.command({
-    query: FILL_PART_SQL,
+    query: fillPartSql(dimension),
     query_params: params,
-    clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: `visit-source-parts:${String(params.projectId)}:${String(params.partKey)}` },
+    clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: `visit-parts:${String(params.projectId)}:${String(params.partKey)}` },
   });
 }

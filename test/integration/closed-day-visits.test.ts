@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { VISIT_SUMS } from '../../src/analysis/plan.js';
-import { runQuestion, type AnswerRow } from '../../src/analysis/run.js';
-import { closedDaysCut, pinClosedDays, visitsBySourceSinceCut } from '../../src/reports/closed-day-visits.js';
+import { METRICS, type Dimension, type Metric } from '../../src/analysis/question.js';
+import { runQuestion, type AnswerRow, type Question } from '../../src/analysis/run.js';
+import { closedDaysCut, pinClosedDays } from '../../src/reports/closed-day-visits.js';
 import { resolvePeriod, type ResolvedPeriod } from '../../src/reports/periods.js';
 import { resolveCustomRange } from '../../src/reports/range.js';
 import { DIRECT_FOLD } from '../../src/reports/visits-by-source.js';
@@ -23,22 +24,40 @@ beforeAll(async () => {
 });
 afterAll(closeHarness);
 
-/** The pipeline's one pass over the period's visits: what the parts must add up to. */
-const wholePass = (projectId: string, period: ResolvedPeriod) =>
-  runQuestion(h.deps, projectId, period, { metrics: ['pageviews', 'visitors', ...VISIT_SUMS], dimensions: ['source'], filters: [], fold: DIRECT_FOLD, limit: 4_294_967_295 });
+/** The deps of the pipeline's one pass: no closed-days version, so no part answers. */
+const wholeDeps = () => ({ ...h.deps, dataVersions: undefined, closedDays: undefined });
 
-const sinceCut = async (projectId: string, period: ResolvedPeriod) => {
-  const rows = await visitsBySourceSinceCut(h.deps, projectId, period, DIRECT_FOLD);
-  if (!rows) throw new Error('expected a period with closed days');
-  return rows;
-};
+/** The referrers' question: every source with the visit sums stats adds up. */
+const BY_SOURCE: Question = { metrics: ['pageviews', 'visitors', ...VISIT_SUMS], dimensions: ['source'], filters: [], fold: DIRECT_FOLD, limit: 4_294_967_295 };
 
-const shape = (rows: readonly AnswerRow[]) => rows.map((r) => [r.source, r.pageviews, r.visitors, r.viewedVisits, r.bounces, r.visitPageviews]);
+const wholePass = (projectId: string, period: ResolvedPeriod, q: Question = BY_SOURCE) => runQuestion(wholeDeps(), projectId, period, q);
+const sinceCut = (projectId: string, period: ResolvedPeriod, q: Question = BY_SOURCE) => runQuestion(h.deps, projectId, period, q);
+
+/** Rates are floats: compared to 9 decimals, everything else exactly. */
+const shape = (rows: readonly AnswerRow[]) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v])));
+
+/** Questions parts answer: no filter, at most one visit dimension (not the exit page), any metrics, a page of rows. */
+const questionArb: fc.Arbitrary<Question> = fc
+  .record({
+    dimension: fc.constantFrom<Dimension | null>(null, 'source', 'source', 'channel', 'utmSource', 'utmCampaign', 'entryPage', 'country', 'city', 'browser', 'device'),
+    metrics: fc.subarray([...METRICS] as Metric[], { minLength: 1 }),
+    fold: fc.boolean(),
+    limit: fc.integer({ min: 1, max: 12 }),
+    offset: fc.integer({ min: 0, max: 2 }),
+  })
+  .map(({ dimension, metrics, fold, limit, offset }) => ({
+    metrics,
+    dimensions: dimension ? [dimension] : [],
+    filters: [],
+    ...(dimension === 'source' && fold ? { fold: DIRECT_FOLD } : {}),
+    limit,
+    offset,
+  }));
 
 /** Rows stored for the project's parts: [part key, rows] per part filled. */
 async function storedParts(projectId: string): Promise<[string, number][]> {
   const rs = await h.deps.clickhouse.query({
-    query: 'SELECT part_key, toUInt32(count()) AS n FROM visit_source_parts WHERE project_id = {projectId:String} GROUP BY part_key ORDER BY part_key',
+    query: 'SELECT part_key, toUInt32(count()) AS n FROM visit_parts WHERE project_id = {projectId:String} GROUP BY part_key ORDER BY part_key',
     query_params: { projectId },
     format: 'JSONEachRow',
   });
@@ -54,42 +73,44 @@ const starts = (period: ResolvedPeriod) =>
   );
 
 describe('visits of closed days kept apart', () => {
-  it('add up to the pass over the whole period: filled, kept, as sessions go on past the cut, and summed again after an import into a closed day', async () => {
-    for (const timeZone of ['UTC', 'Asia/Kolkata', 'America/New_York']) {
-      const period = resolvePeriod('7d', timeZone, NOW);
-      await fc.assert(
-        fc.asyncProperty(visitsArb(starts(period)), fc.integer({ min: 0, max: 1000 }), async (generated, pick) => {
-          const projectId = unique('cdv');
-          // Events after now are not part of this question (query.ts cuts at now when they exist): keep them out.
-          const events = generated.filter((e) => e.ts <= NOW);
-          await insertEvents(h.deps.rowStore, projectId, events);
-          expect(shape(await sinceCut(projectId, period))).toEqual(shape(await wholePass(projectId, period)));
-          const filled = await storedParts(projectId);
-          expect(filled).toHaveLength(1);
+  it.each(['UTC', 'Asia/Kolkata', 'America/New_York'])('answer what the pass over the whole period answers (%s): filled, kept, as sessions go on past the cut, and summed again after an import into a closed day', async (timeZone) => {
+    const period = resolvePeriod('7d', timeZone, NOW);
+    await fc.assert(
+      fc.asyncProperty(visitsArb(starts(period)), fc.array(questionArb, { minLength: 2, maxLength: 2 }), fc.integer({ min: 0, max: 1000 }), async (generated, questions, pick) => {
+        const projectId = unique('cdv');
+        // Events after now are not part of this question (query.ts cuts at now when they exist): keep them out.
+        const events = generated.filter((e) => e.ts <= NOW);
+        await insertEvents(h.deps.rowStore, projectId, events);
+        const agree = async () => {
+          for (const q of [BY_SOURCE, ...questions]) expect([q, shape(await sinceCut(projectId, period, q))]).toEqual([q, shape(await wholePass(projectId, period, q))]);
+        };
+        await agree();
+        const filled = await storedParts(projectId);
+        expect(filled.length).toBeGreaterThanOrEqual(1);
 
-          // Later events of a session begun before the cut (its bounce may end, its pageviews grow) and a new session:
-          // the kept part is read as it is, and the sum still matches.
-          const before = events.filter((e) => e.ts < CUT && e.ts >= period.from);
-          const goingOn = before[pick % Math.max(1, before.length)];
-          const later: GenEvent[] = [makeEvent({ ts: NOW - 1000, visitor: 77, session: 770, referrerSource: 't.co' })];
-          if (goingOn) later.push({ ...goingOn, ts: NOW - 2000, kind: pick % 2 ? 'pageview' : 'custom', eventName: pick % 2 ? '' : 'signup', referrerSource: 'newsletter' });
-          await insertEvents(h.deps.rowStore, projectId, later);
-          expect(shape(await sinceCut(projectId, period))).toEqual(shape(await wholePass(projectId, period)));
-          expect(await storedParts(projectId)).toEqual(filled);
+        // Later events of a session begun before the cut (its bounce may end, its pageviews grow, a leave adds
+        // time) and a new session: the kept parts are read as they are, and the answers still match.
+        const before = events.filter((e) => e.ts < CUT && e.ts >= period.from);
+        const goingOn = before[pick % Math.max(1, before.length)];
+        const kind = (['pageview', 'custom', 'leave'] as const)[pick % 3]!;
+        const later: GenEvent[] = [makeEvent({ ts: NOW - 1000, visitor: 77, session: 770, referrerSource: 't.co', path: '/pricing' })];
+        if (goingOn) later.push({ ...goingOn, ts: NOW - 2000, kind, eventName: kind === 'custom' ? 'signup' : '', durationMs: kind === 'leave' ? 4000 : 0, path: '/later', referrerSource: 'newsletter' });
+        await insertEvents(h.deps.rowStore, projectId, later);
+        await agree();
+        expect(await storedParts(projectId)).toEqual(filled);
 
-          // An import into a closed day moves the closed-days version: the part is summed again under a new key.
-          const imported: GenEvent[] = [makeEvent({ ts: CUT - 3 * HOUR, visitor: 88, session: 880, referrerSource: 'google.com' })];
-          if (goingOn) imported.push({ ...goingOn, ts: CUT - 1, kind: 'custom', eventName: 'download' });
-          await insertEvents(h.deps.rowStore, projectId, imported);
-          expect(shape(await sinceCut(projectId, period))).toEqual(shape(await wholePass(projectId, period)));
-          const refilled = await storedParts(projectId);
-          expect(refilled).toHaveLength(2);
-          expect(refilled).toEqual(expect.arrayContaining(filled));
-        }),
-        { numRuns: 6 },
-      );
-    }
-  });
+        // An import into a closed day moves the closed-days version: the parts are summed again under new keys.
+        const imported: GenEvent[] = [makeEvent({ ts: CUT - 3 * HOUR, visitor: 88, session: 880, referrerSource: 'google.com' })];
+        if (goingOn) imported.push({ ...goingOn, ts: CUT - 1, kind: 'custom', eventName: 'download' });
+        await insertEvents(h.deps.rowStore, projectId, imported);
+        await agree();
+        const refilled = await storedParts(projectId);
+        expect(refilled.length).toBeGreaterThan(filled.length);
+        expect(refilled).toEqual(expect.arrayContaining(filled));
+      }),
+      { numRuns: 4 },
+    );
+  }, 300_000);
 
   it('a part filled by requests at once is stored once', async () => {
     const projectId = unique('cdv-once');
@@ -103,12 +124,9 @@ describe('visits of closed days kept apart', () => {
     const answers = await Promise.all([sinceCut(projectId, period), sinceCut(projectId, period), sinceCut(projectId, period)]);
     const whole = shape(await wholePass(projectId, period));
     for (const a of answers) expect(shape(a)).toEqual(whole);
-    expect(whole).toEqual([
-      ['google.com', 2, 1, 1, 0, 2],
-      ['(direct)', 1, 1, 1, 1, 1],
-      ['t.co', 1, 1, 1, 1, 1],
-    ]);
-    // The marker row and one row per source, once.
+    const visit = (source: string, pageviews: number, bounces: number) => ({ source, pageviews, visitors: 1, viewedVisits: 1, bounces, visitPageviews: pageviews });
+    expect(whole).toEqual([visit('google.com', 2, 0), visit('(direct)', 1, 1), visit('t.co', 1, 1)]);
+    // The marker row and one row per source before the cut (t.co came after it), once.
     expect(await storedParts(projectId)).toEqual([[expect.any(String), 3]]);
   });
 
@@ -133,17 +151,35 @@ describe('visits of closed days kept apart', () => {
 
   it('without a readable closed-days version, leaves the question to the whole pass', async () => {
     const period = resolvePeriod('7d', 'UTC', NOW);
+    const projectId = unique('cdv-down');
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - 2 * DAY, referrerSource: 'google.com' }), makeEvent({ ts: NOW - HOUR, visitor: 2 })]);
+    const whole = shape(await wholePass(projectId, period));
     const unreadable = { ...h.deps.dataVersions!, closedDays: () => Promise.reject(new Error('connection refused')) };
-    expect(await visitsBySourceSinceCut({ ...h.deps, dataVersions: unreadable }, unique('cdv-down'), period, DIRECT_FOLD)).toBeNull();
-    expect(await visitsBySourceSinceCut({ ...h.deps, dataVersions: undefined }, unique('cdv-none'), period, DIRECT_FOLD)).toBeNull();
+    expect(shape(await runQuestion({ ...h.deps, dataVersions: unreadable }, projectId, period, BY_SOURCE))).toEqual(whole);
+    expect(shape(await runQuestion({ ...h.deps, closedDays: { projectId, version: null } }, projectId, period, BY_SOURCE))).toEqual(whole);
+    expect(await storedParts(projectId)).toEqual([]);
     // A version pinned for the project (as the answer cache pins it for what it computes) is not read again.
-    const projectId = unique('cdv-pinned');
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - 2 * DAY, referrerSource: 'google.com' })]);
     const pinned = await pinClosedDays(h.deps, projectId, period);
     expect(await pinClosedDays(h.deps, projectId, resolvePeriod('24h', 'UTC', NOW))).toBe(h.deps);
     expect(pinned.closedDays).toEqual({ projectId, version: await h.deps.dataVersions!.closedDays(projectId) });
-    expect(shape(await sinceCut(projectId, period))).toEqual(shape((await visitsBySourceSinceCut({ ...pinned, dataVersions: unreadable }, projectId, period, DIRECT_FOLD))!));
-    expect(await visitsBySourceSinceCut({ ...pinned, closedDays: { projectId, version: null } }, projectId, period, DIRECT_FOLD)).toBeNull();
+    expect(shape(await runQuestion({ ...pinned, dataVersions: unreadable }, projectId, period, BY_SOURCE))).toEqual(whole);
+    expect(await storedParts(projectId)).toHaveLength(1);
+  });
+
+  it('leaves filtered questions, several dimensions and the exit page (it moves with every later pageview) to the whole pass', async () => {
+    const period = resolvePeriod('7d', 'UTC', NOW);
+    const projectId = unique('cdv-exit');
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - 2 * DAY, path: '/a' }), makeEvent({ ts: NOW - 2 * DAY + 1000, path: '/b' })]);
+    const questions: Question[] = [
+      { metrics: ['visitors'], dimensions: ['exitPage'], filters: [] },
+      { metrics: ['visitors'], dimensions: ['source', 'country'], filters: [] },
+      { metrics: ['visitors'], dimensions: ['page'], filters: [] },
+      { metrics: ['visitors'], dimensions: ['source'], filters: [{ dimension: 'country', op: 'is', values: ['US'] }] },
+    ];
+    for (const q of questions) expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
+    expect(await storedParts(projectId)).toEqual([]);
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - HOUR, path: '/c' })]);
+    expect(shape(await sinceCut(projectId, period, questions[0]!))).toEqual([{ exitPage: '/c', visitors: 1 }]);
   });
 
   it('leaves periods without closed days to the whole pass', () => {

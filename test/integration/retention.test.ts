@@ -36,7 +36,7 @@ describe('retention', () => {
     await migrate(ch, { retentionDays: 400 });
     const second = await ttls();
     for (const t of ANALYTICS_TABLES) expect([t.name, second[t.name]]).toEqual([t.name, kept(400)(t)]);
-    expect(second.visit_source_parts).toBe('2');
+    expect(second.visit_parts).toBe('2');
     expect(second.events).toBe('400');
   });
 });
