@@ -35,7 +35,7 @@ export interface Deps {
   passwordIterations?: number;
   /**
    * Optional: the per-project data versions every write moves (src/adapters/data-version.ts); reports
-   * read the closed-days version to reuse the sums of closed days (src/reports/closed-day-visits.ts).
+   * read the closed-days version to reuse the sums of closed days (src/analysis/closed-days.ts).
    */
   dataVersions?: import('./adapters/data-version.js').DataVersions;
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */
@@ -48,7 +48,7 @@ export interface Deps {
   latestRow?: { projectId: string; since: number; at: Promise<number> };
   /**
    * Set with latestRow: the project's closed-days version (DataVersions.closedDays; null when it
-   * could not be read), read once for everything an answer computes (src/reports/closed-day-visits.ts).
+   * could not be read), read once for everything an answer computes (src/analysis/closed-days.ts).
    */
   closedDays?: { projectId: string; version: string | null };
   /** Outgoing email (reports, alerts): SMTP on Node, an email API on Workers; absent when not configured (routes answer 409). */

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
-import { answerFromParts } from '../reports/closed-day-visits.js';
+import { answerFromParts } from './closed-days.js';
 import { queryJson, rawParams } from '../reports/query.js';
 import { isTimeDimension } from './dimensions.js';
 import { planQuestion, type PlanInput, type PlanMetric } from './plan.js';

@@ -67,7 +67,7 @@ export class AnswerCache {
     const projectId = question.project.id;
     const counts = question.name.startsWith(PART) ? this.partCounts : this.counts;
     let version: string;
-    // Read beside the version, so reads of closed days' sums need no round trip of their own (closed-day-visits.ts).
+    // Read beside the version, so reads of closed days' sums need no round trip of their own (src/analysis/closed-days.ts).
     const closedDays = this.versions.closedDays(projectId).catch(() => null);
     try {
       version = await this.versions.current(projectId);

@@ -17,7 +17,7 @@ const ALL_ROWS = 4_294_967_295;
  * and stats' bounce rate and views per visit, a part the two reports share through the answer
  * cache (sharedPart). `input` is the request's, and `period` its own range, never a compared one.
  * Like any such question, a period ending now with closed days is answered from their visits
- * summed once a day (answerFromParts in closed-day-visits.ts).
+ * summed once a day (answerFromParts in src/analysis/closed-days.ts).
  */
 export function visitsBySource(ctx: ReportContext, period: ResolvedPeriod, input: AnalysisInput): Promise<AnswerRow[]> {
   return sharedPart(ctx, 'visits-by-source', input, (deps) =>

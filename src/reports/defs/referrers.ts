@@ -11,7 +11,7 @@ const toItem = (r: AnswerRow) => ({ referrer: String(r.source), pageviews: Numbe
  * search engine and went on through the site's own links (stored as `(direct)` on the later
  * pageviews) counts all its pageviews for the search engine. From raw events grouped by visit (the
  * per-pageview referrer rollup cannot tell visits apart), the closed days' visits summed once a
- * day where the period has them (closed-day-visits.ts).
+ * day where the period has them (src/analysis/closed-days.ts).
  */
 export const referrersReport = defineRankedReport({
   name: 'referrers',

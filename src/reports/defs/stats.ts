@@ -11,7 +11,7 @@ import { queryOne, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { avgVisitSeconds, STATS_SQL } from '../sql/stats.js';
 import { sharesStatsAndSeries, STATS_TOTALS, statsAndSeries } from '../stats-series.js';
-import { pinClosedDays } from '../closed-day-visits.js';
+import { pinClosedDays } from '../../analysis/closed-days.js';
 import { visitRatesOf } from '../visits-by-source.js';
 
 const nullableNum = (description: string) => v.pipe(v.nullable(v.number()), v.description(description));

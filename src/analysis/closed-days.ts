@@ -1,9 +1,9 @@
 import type { Deps } from '../deps.js';
-import { Binder } from '../analysis/binder.js';
-import type { PlanInput } from '../analysis/plan.js';
-import { fillPartSql, PART_EXISTS_SQL, partsDimension, readPartsSql } from '../analysis/plan-parts.js';
-import { toClickHouseDateTime64, type ResolvedPeriod } from './periods.js';
-import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams } from './query.js';
+import { toClickHouseDateTime64, type ResolvedPeriod } from '../reports/periods.js';
+import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams } from '../reports/query.js';
+import { Binder } from './binder.js';
+import type { PlanInput } from './plan.js';
+import { fillPartSql, PART_EXISTS_SQL, partsDimension, readPartsSql } from './plan-parts.js';
 
 const DAY_MS = 86_400_000;
 /**

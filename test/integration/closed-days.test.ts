@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/adapters/clock.js';
 import { VISIT_SUMS } from '../../src/analysis/plan.js';
 import { METRICS, type Dimension, type Metric } from '../../src/analysis/question.js';
 import { runQuestion, type AnswerRow, type Question } from '../../src/analysis/run.js';
-import { closedDaysCut, pinClosedDays } from '../../src/reports/closed-day-visits.js';
+import { closedDaysCut, pinClosedDays } from '../../src/analysis/closed-days.js';
 import { resolvePeriod, type ResolvedPeriod } from '../../src/reports/periods.js';
 import { resolveCustomRange } from '../../src/reports/range.js';
 import { DIRECT_FOLD } from '../../src/reports/visits-by-source.js';
