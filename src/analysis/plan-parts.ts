@@ -1,6 +1,6 @@
 import { RAW_WINDOW } from '../reports/sql/window.js';
 import type { Binder } from './binder.js';
-import { isVisitDimension, visitAttributeColumns, visitChannelColumn, visitColumn } from './dimensions.js';
+import { isVisitDimension, visitAttributeColumns, visitAttributeWhere, visitChannelColumn, visitColumn } from './dimensions.js';
 import type { PlanInput, PlanMetric } from './plan.js';
 import type { Dimension, VisitDimension } from './question.js';
 
@@ -17,11 +17,13 @@ import type { Dimension, VisitDimension } from './question.js';
  * filters, no comparison rows, at most one dimension, a visit attribute that a visit's first
  * events fix (its exit page moves with every later pageview). Null otherwise.
  */
-export function partsDimension(q: Pick<PlanInput, 'filters' | 'dimensions' | 'onlyFirst'>): VisitDimension | '' | null {
+export function partsDimension(q: Pick<PlanInput, 'filters' | 'dimensions' | 'onlyFirst' | 'fold'>): VisitDimension | '' | null {
   if (q.filters.length || q.onlyFirst || q.dimensions.length > 1) return null;
   const d: Dimension | undefined = q.dimensions[0];
   if (d === undefined) return '';
-  return isVisitDimension(d) && d !== 'exitPage' ? d : null;
+  if (!isVisitDimension(d) || d === 'exitPage') return null;
+  // A visit whose first pageview came after the cut leaves its visitor under the empty entry page of its part: never shown, unless folded in.
+  return d === 'entryPage' && q.fold?.values.includes('') ? null : d;
 }
 
 const VISIT_KINDS = "kind IN ('pageview', 'custom', 'transaction', 'leave')";
@@ -30,8 +32,10 @@ const BEFORE_CUT = "ts < {cut:DateTime64(3, 'UTC')}";
 
 /**
  * Each session of `where` grouped: its value of `dimension` (`v_value`), visitor, pageviews,
- * custom events, leave durations and leaves — in all (`w_*`) and before the cut (`p_*`, when
- * `split`).
+ * custom events, leave durations and leaves — in all (`w_*`) and, when `split`, before the cut
+ * (`p_*`, and the value there, `p_value`: a visit's first counted event, and so its source, UTM
+ * values, place and tech, is the same in its part before the cut when that part holds one; its
+ * first pageview, the entry page, may come only after the cut).
  */
 function sessions(dimension: VisitDimension | '', where: string, split: boolean): string {
   const needed = new Set<VisitDimension>(dimension ? [dimension] : []);
@@ -44,11 +48,14 @@ function sessions(dimension: VisitDimension | '', where: string, split: boolean)
       `countIf(kind = 'leave'${and}) AS ${prefix}_lv`,
     ];
   };
-  const grouped = `SELECT ${['session_id', 'any(visitor_id) AS visitor', ...visitAttributeColumns(needed), ...counts('w', ''), ...(split ? counts('p', BEFORE_CUT) : [])].join(', ')}
+  // Channel is derived from first counted events only (see above): its value before the cut is the visit's.
+  const pastValue = !split ? [] : dimension && dimension !== 'channel' ? [`${visitAttributeWhere(dimension, BEFORE_CUT)} AS p_value`] : [];
+  const grouped = `SELECT ${['session_id', 'any(visitor_id) AS visitor', ...visitAttributeColumns(needed), ...pastValue, ...counts('w', ''), ...(split ? counts('p', BEFORE_CUT) : [])].join(', ')}
 FROM events WHERE ${where} AND ${VISIT_KINDS} GROUP BY session_id`;
   const channel = visitChannelColumn(needed);
   const value = dimension ? visitColumn(dimension) : "''";
-  return `SELECT *${channel ? `, ${channel}` : ''}, ${value} AS v_value FROM (${grouped})`;
+  const pastAlias = split && pastValue.length === 0 ? `, v_value AS p_value` : '';
+  return `SELECT *${channel ? `, ${channel}` : ''}, ${value} AS v_value${pastAlias} FROM (${grouped})`;
 }
 
 /** A visit of `prefix`'s events: one holding a counted event (pageview, custom, transaction). */
@@ -86,27 +93,33 @@ const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {
 
 /**
  * The question read from its stored part and the corrections of the sessions with events since
- * the cut: each such session's whole visit in, its part before the cut out. A session's value is
- * taken from its first counted event (or pageview), so a session begun before the cut keeps the
- * value it has in the part, and its visitor is already among that value's; one with no counted
- * event before the cut adds its visitor now (an entry page it lacked there went to the empty
- * value, which no answer shows). Rows, order and page as plan.ts answers the question; `binder`
- * holds the period's parameters, `cut` and `partKey`.
+ * the cut: each such session's whole visit added under its value, its part before the cut taken
+ * out under the value it had there (the same, but for an entry page that came after the cut). A
+ * session begun before the cut with a counted event there keeps its value, so its visitor is
+ * already among that value's: no unique count is taken out. Rows, order and page as plan.ts
+ * answers the question; `binder` holds the period's parameters, `cut` and `partKey`.
  */
 export function readPartsSql(q: PlanInput, dimension: VisitDimension | '', binder: Binder): string {
   const stored = `SELECT value, pageviews AS s_pageviews, events AS s_events, visitors AS s_visitors, sessions AS s_sessions, viewed AS s_viewed,
        bounces AS s_bounces, duration AS s_duration, timed AS s_timed
 FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 0`;
-  const corrections = `SELECT v_value AS value,
-       toInt64(sum(w_pv)) - toInt64(sum(p_pv)) AS s_pageviews,
-       toInt64(sum(w_ev)) - toInt64(sum(p_ev)) AS s_events,
-       uniqCombinedStateIf(14)(visitor, ${visit('w')}) AS s_visitors,
-       toInt64(countIf(${visit('w')})) - toInt64(countIf(${visit('p')})) AS s_sessions,
-       toInt64(countIf(w_pv > 0)) - toInt64(countIf(p_pv > 0)) AS s_viewed,
-       toInt64(countIf(w_pv = 1 AND w_ev = 0)) - toInt64(countIf(p_pv = 1 AND p_ev = 0)) AS s_bounces,
-       toInt64(sumIf(w_dur, ${visit('w')} AND w_lv > 0)) - toInt64(sumIf(p_dur, ${visit('p')} AND p_lv > 0)) AS s_duration,
-       toInt64(countIf(${visit('w')} AND w_lv > 0)) - toInt64(countIf(${visit('p')} AND p_lv > 0)) AS s_timed
-FROM (${sessions(dimension, `${RAW_WINDOW} AND session_id IN (SELECT session_id FROM events WHERE project_id = {projectId:String} AND ts >= {cut:DateTime64(3, 'UTC')} AND ts < {readTo:DateTime64(3, 'UTC')} AND ${VISIT_KINDS})`, true)})
+  // Each session since the cut twice: its whole visit added under its value, its part before the cut taken out under the value it had there.
+  const signed = (whole: string, past: string) => `sum(if(sign = 1, toInt64(${whole}), -toInt64(${past})))`;
+  const sinceCut = sessions(
+    dimension,
+    `${RAW_WINDOW} AND session_id IN (SELECT session_id FROM events WHERE project_id = {projectId:String} AND ts >= {cut:DateTime64(3, 'UTC')} AND ts < {readTo:DateTime64(3, 'UTC')} AND ${VISIT_KINDS})`,
+    true,
+  );
+  const corrections = `SELECT value,
+       ${signed('w_pv', 'p_pv')} AS s_pageviews,
+       ${signed('w_ev', 'p_ev')} AS s_events,
+       uniqCombinedStateIf(14)(visitor, sign = 1 AND ${visit('w')}) AS s_visitors,
+       ${signed(visit('w'), visit('p'))} AS s_sessions,
+       ${signed('w_pv > 0', 'p_pv > 0')} AS s_viewed,
+       ${signed('w_pv = 1 AND w_ev = 0', 'p_pv = 1 AND p_ev = 0')} AS s_bounces,
+       ${signed(`if(${visit('w')} AND w_lv > 0, w_dur, 0)`, `if(${visit('p')} AND p_lv > 0, p_dur, 0)`)} AS s_duration,
+       ${signed(`${visit('w')} AND w_lv > 0`, `${visit('p')} AND p_lv > 0`)} AS s_timed
+FROM (SELECT *, pair.1 AS value, pair.2 AS sign FROM (${sinceCut}) ARRAY JOIN [(v_value, 1), (p_value, -1)] AS pair)
 GROUP BY value`;
   const grouped = dimension !== '';
   const key = q.fold ? `if(value IN ${binder.bind(q.fold.values, 'Array(String)')}, ${binder.bind(q.fold.as, 'String')}, value)` : 'value';
