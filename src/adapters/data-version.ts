@@ -23,6 +23,8 @@ export interface DataVersions {
   current(projectId: string): Promise<string>;
   /** The version of the project's rows before the current UTC day; rejects like `current`. */
   closedDays(projectId: string): Promise<string>;
+  /** Both, in one read of Redis. */
+  both(projectId: string): Promise<{ current: string; closedDays: string }>;
   /** Moves the version of these projects, or of every project, and their closed-days version with `closedDays`; never rejects. */
   moved(projectIds: readonly string[] | 'all', opts?: { closedDays?: boolean }): Promise<void>;
 }
@@ -59,26 +61,32 @@ export function redisDataVersions(redis: Redis, log: (line: string) => void = ()
     waiting.fields.clear();
     waiting.all = waiting.closedAll = false;
   };
-  /** The version kept under `field` and its every-project epoch (`closed:` fields for closed days). */
-  const versionOf = async (field: string, everyField: string) => {
+  /** The versions kept under each pair of fields (a project's and its every-project epoch; `closed:` ones for closed days), in one read. */
+  const versionsOf = async (pairs: readonly (readonly [string, string])[]): Promise<string[]> => {
     if (waiting.all || waiting.closedAll || waiting.fields.size > 0) await moveNow([], false, false);
+    const names = pairs.flat();
     const read = async () => {
-      const fields = await redis.hmget<Record<string, string>>(key, field, everyField);
-      return { own: fields?.[field] ?? null, all: fields?.[everyField] ?? null };
+      const fields = await redis.hmget<Record<string, string>>(key, ...names);
+      return names.map((name) => fields?.[name] ?? null);
     };
-    let { own, all } = await read();
-    if (own === null || all === null) {
+    let values = await read();
+    if (values.includes(null)) {
       // First read after a loss (or ever): agree on one token with every other reader.
-      if (own === null) await redis.hsetnx(key, field, freshToken());
-      if (all === null) await redis.hsetnx(key, everyField, freshToken());
-      ({ own, all } = await read());
-      if (own === null || all === null) throw new Error('data version unreadable');
+      for (const [i, name] of names.entries()) if (values[i] === null) await redis.hsetnx(key, name, freshToken());
+      values = await read();
+      if (values.includes(null)) throw new Error('data version unreadable');
     }
-    return `${own}.${all}.${localEpoch}`;
+    return pairs.map((_, i) => `${values[2 * i]}.${values[2 * i + 1]}.${localEpoch}`);
   };
+  const currentFields = (projectId: string) => [projectId, EVERY_PROJECT] as const;
+  const closedFields = (projectId: string) => [CLOSED + projectId, CLOSED + EVERY_PROJECT] as const;
   return {
-    current: (projectId) => versionOf(projectId, EVERY_PROJECT),
-    closedDays: (projectId) => versionOf(CLOSED + projectId, CLOSED + EVERY_PROJECT),
+    current: async (projectId) => (await versionsOf([currentFields(projectId)]))[0]!,
+    closedDays: async (projectId) => (await versionsOf([closedFields(projectId)]))[0]!,
+    async both(projectId) {
+      const [current, closedDays] = await versionsOf([currentFields(projectId), closedFields(projectId)]);
+      return { current: current!, closedDays: closedDays! };
+    },
     async moved(projectIds, opts = {}) {
       const ids = projectIds === 'all' ? [] : projectIds;
       const closedDays = opts.closedDays === true;

@@ -67,10 +67,10 @@ export class AnswerCache {
     const projectId = question.project.id;
     const counts = question.name.startsWith(PART) ? this.partCounts : this.counts;
     let version: string;
-    // Read beside the version, so reads of closed days' sums need no round trip of their own (src/analysis/closed-days.ts).
-    const closedDays = this.versions.closedDays(projectId).catch(() => null);
+    // The closed-days version comes in the same read, so reads of closed days' sums need no round trip of their own (src/analysis/closed-days.ts).
+    let closedDays: string;
     try {
-      version = await this.versions.current(projectId);
+      ({ current: version, closedDays } = await this.versions.both(projectId));
     } catch {
       return compute(deps);
     }
@@ -80,7 +80,7 @@ export class AnswerCache {
       ...deps,
       clock: { now: () => now },
       latestRow: { projectId, since: Math.floor(now / DAY_MS) * DAY_MS, at: latest },
-      closedDays: { projectId, version: await closedDays },
+      closedDays: { projectId, version: closedDays },
     };
     if (!reusable(question, now)) return compute(pinned);
     // The compared range's end at this clock read, resolved as the route resolves it; null when that

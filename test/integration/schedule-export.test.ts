@@ -59,7 +59,7 @@ const run = async () => {
   // run), so the cache never even reads a data version.
   const versions = redisDataVersions(deps.redis);
   let versionReads = 0;
-  const counted = { current: (id: string) => (versionReads++, versions.current(id)), closedDays: versions.closedDays, moved: versions.moved };
+  const counted = { ...versions, current: (id: string) => (versionReads++, versions.current(id)), both: (id: string) => (versionReads++, versions.both(id)) };
   const answers = new AnswerCache(counted, undefined, { watchMs: 600_000, clock });
   const summary = await runScheduledJobs({ ...deps, answers }, clock.now(), { fetch: toLocalHook, onlyProjects: new Set([projectId]) });
   expect(versionReads).toBe(0);

@@ -125,6 +125,17 @@ describe('data versions', () => {
     expect(await versions.closedDays('prj_b')).not.toBe(b);
   });
 
+  it('reads both versions of a project in one round trip, the same as apart', async () => {
+    const { redis } = fakeRedis();
+    const versions = redisDataVersions(redis);
+    const [current, closedDays] = [await versions.current('prj_a'), await versions.closedDays('prj_a')];
+    let reads = 0;
+    const hmget = redis.hmget.bind(redis);
+    (redis as unknown as { hmget: typeof hmget }).hmget = ((...args: Parameters<typeof hmget>) => (reads++, hmget(...args))) as typeof hmget;
+    expect(await versions.both('prj_a')).toEqual({ current, closedDays });
+    expect(reads).toBe(1);
+  });
+
   it('a closed-days move Redis refused is made with the next one it accepts', async () => {
     const { redis, refuse } = fakeRedis();
     const other = redisDataVersions(redis);
@@ -167,7 +178,7 @@ describe('the projects an insert writes', () => {
     let fail = false;
     const store = versionedRowStore(
       { insert: async () => { if (fail) throw new Error('refused'); }, ping: async () => true },
-      { current: async () => 'v', closedDays: async () => 'c', moved: async (ids) => void moved.push(ids) },
+      { current: async () => 'v', closedDays: async () => 'c', both: async () => ({ current: 'v', closedDays: 'c' }), moved: async (ids) => void moved.push(ids) },
       fixedClock(0),
     );
     await store.insert('events', [{ project_id: 'prj_a' }]);
@@ -181,7 +192,7 @@ describe('the projects an insert writes', () => {
     const clock = fixedClock(Date.parse('2026-03-08T00:00:05Z'));
     const store = versionedRowStore(
       { insert: async () => {}, ping: async () => true },
-      { current: async () => 'v', closedDays: async () => 'c', moved: async (_, opts) => void closed.push(opts?.closedDays === true) },
+      { current: async () => 'v', closedDays: async () => 'c', both: async () => ({ current: 'v', closedDays: 'c' }), moved: async (_, opts) => void closed.push(opts?.closedDays === true) },
       clock,
     );
     const today = '2026-03-08 00:00:01.000';
