@@ -17,15 +17,21 @@ export function projectsOf(rows: Rows): readonly string[] | 'all' {
   return [...ids];
 }
 
-/** The earliest `ts` of `rows` as stored text (`YYYY-MM-DD hh:mm:ss.mmm`, which sorts as time does), or undefined when not known. */
+/**
+ * The earlier of the stamp kept so far (undefined: no row yet; null: unknown) and a row's `ts` as
+ * stored text (`YYYY-MM-DD hh:mm:ss.mmm`, which sorts as time does); a row without one makes it unknown.
+ */
+export function earlierStamp(kept: string | null | undefined, ts: unknown): string | null {
+  if (kept === null || typeof ts !== 'string') return null;
+  return kept === undefined || ts < kept ? ts : kept;
+}
+
+/** The earliest `ts` of `rows` as stored text, or undefined when not known. */
 export function earliestOf(rows: Rows): string | undefined {
   if (rows instanceof EncodedRows) return rows.earliest;
-  let earliest: string | undefined;
-  for (const row of rows) {
-    if (typeof row.ts !== 'string') return undefined;
-    if (earliest === undefined || row.ts < earliest) earliest = row.ts;
-  }
-  return earliest;
+  let earliest: string | null | undefined;
+  for (const row of rows) earliest = earlierStamp(earliest, row.ts);
+  return earliest ?? undefined;
 }
 
 const STORED_DATE = /^\d{4}-\d{2}-\d{2} /;

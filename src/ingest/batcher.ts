@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RowStore } from '../adapters/row-store.js';
 import { insertErrorText } from '../adapters/clickhouse-errors.js';
+import { earlierStamp } from '../adapters/versioned-row-store.js';
 import { deliverBatch, type DeliveryContext } from './deliver-batch.js';
 import { RowBuffer, TABLE_COLUMNS, type IngestTable } from './insert.js';
 import type { BatchJournal } from './journal.js';
@@ -373,7 +374,7 @@ export function createBatcher(
       for (const row of rows) {
         q.open.append(row);
         if (typeof row.project_id === 'string') q.openProjects.add(row.project_id);
-        if (q.openEarliest !== null) q.openEarliest = typeof row.ts !== 'string' ? null : q.openEarliest === undefined || row.ts < q.openEarliest ? row.ts : q.openEarliest;
+        q.openEarliest = earlierStamp(q.openEarliest, row.ts);
       }
       const added = q.open.byteLength - bytesBefore;
       if (bufferedBytes + added > maxBufferedBytes) {
