@@ -1,9 +1,10 @@
 import type { Deps } from '../deps.js';
 import { toClickHouseDateTime64, type ResolvedPeriod } from '../reports/periods.js';
 import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams } from '../reports/query.js';
+import { sha256Hex } from '../auth/tokens.js';
 import { Binder } from './binder.js';
-import type { PlanInput } from './plan.js';
-import { fillPartSql, PART_EXISTS_SQL, partsDimension, readPartsSql } from './plan-parts.js';
+import { planSums, type PlanInput } from './plan.js';
+import { fillPartSql, PART_EXISTS_SQL, partsCanAnswer, readPartsSql } from './plan-parts.js';
 
 const DAY_MS = 86_400_000;
 /**
@@ -45,43 +46,45 @@ export function closedDaysCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod)
 }
 
 /**
- * The rows of a question over visits (plan-parts.ts partsDimension: unfiltered, grouped by at most
- * one visit attribute) of a period ending now with closed days (closedDaysCut), as the engine
- * answers it — or null when parts cannot answer it (then the pipeline's one pass does). The
- * visits of the days before the cut are summed once per attribute, period start, cut and
- * closed-days version (visit_parts; a write that may hold rows before the cut moves the version,
- * so such a part is summed again), and each read groups by session only the sessions with events
- * since the cut. Null as well when the closed-days version cannot be read (Redis down).
+ * The rows of a question (plan-parts.ts partsCanAnswer) of a period ending now with closed days
+ * (closedDaysCut), as the engine answers it — or null when parts cannot answer it (then the
+ * pipeline's one pass does). The visits of the days before the cut are summed once per group of
+ * the question's dimensions, for its filters, period start, cut and closed-days version
+ * (visit_parts; a write that may hold rows before the cut moves the version, so such a part is
+ * summed again), and each read groups by session only the sessions with events since the cut.
+ * Null as well when the closed-days version cannot be read (Redis down).
  */
 export async function answerFromParts(deps: ReadDeps, q: PlanInput): Promise<Record<string, unknown>[] | null> {
-  const dimension = partsDimension(q);
   const cut = closedDaysCut(deps, q.period);
-  if (dimension === null || cut === null) return null;
+  if (cut === null || !partsCanAnswer(q)) return null;
   const version = await closedDaysVersion(deps, q.projectId);
   if (version === null) return null;
+  // What the stored sums depend on: the groups (time buckets are the zone's) and the filters; metrics, order and page are the read's.
+  const question = await sha256Hex(JSON.stringify([q.dimensions, q.filters, q.period.bucketTimeZone]));
   const binder = new Binder(
-    Object.assign(rawParams(deps, q.projectId, q.period), { cut: toClickHouseDateTime64(cut), partKey: `${dimension}:${q.period.from}-${cut}-${version}` }),
+    Object.assign(rawParams(deps, q.projectId, q.period), { cut: toClickHouseDateTime64(cut), partKey: `${question}:${q.period.from}-${cut}-${version}` }),
   );
-  const sql = readPartsSql(q, dimension, binder);
+  const sql = readPartsSql(q, planSums(q, binder, 'sinceCut'), binder);
+  const fill = fillPartSql(q.dimensions.length, planSums(q, binder, 'beforeCut'));
   const exists = queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number' });
   const rows = queryJson(deps, sql, binder.params);
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
   rows.catch(() => {});
   // Both go as one statement on the embedded engine; a missing part is summed, then read again.
   if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
-  await fillPart(deps, dimension, binder.params);
+  await fillPart(deps, fill, { ...binder.params, readTo: binder.params.cut! });
   return queryJson(deps, sql, binder.params);
 }
 
 /**
- * Sums the part before the cut. The version in its key was read first: a write that lands
- * meanwhile moves the version after it is stored, so the part is either summed with its rows or
- * never read again. Fills of the same part (two requests, two processes) share a deduplication
- * token, so it is stored once.
+ * Sums the part before the cut (its events read up to the cut: `readTo`). The version in its key
+ * was read first: a write that lands meanwhile moves the version after it is stored, so the part
+ * is either summed with its rows or never read again. Fills of the same part (two requests, two
+ * processes) share a deduplication token, so it is stored once.
  */
-async function fillPart(deps: ReadDeps, dimension: Parameters<typeof fillPartSql>[0], params: QueryParams): Promise<void> {
+async function fillPart(deps: ReadDeps, sql: string, params: QueryParams): Promise<void> {
   await deps.clickhouse.command({
-    query: fillPartSql(dimension),
+    query: sql,
     query_params: params,
     clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: `visit-parts:${String(params.projectId)}:${String(params.partKey)}` },
   });

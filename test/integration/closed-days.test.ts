@@ -2,13 +2,14 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { VISIT_SUMS } from '../../src/analysis/plan.js';
-import { METRICS, type Dimension, type Metric } from '../../src/analysis/question.js';
+import { METRICS, type Metric } from '../../src/analysis/question.js';
 import { runQuestion, type AnswerRow, type Question } from '../../src/analysis/run.js';
 import { closedDaysCut, pinClosedDays } from '../../src/analysis/closed-days.js';
 import { resolvePeriod, type ResolvedPeriod } from '../../src/reports/periods.js';
 import { resolveCustomRange } from '../../src/reports/range.js';
 import { DIRECT_FOLD } from '../../src/reports/visits-by-source.js';
 import { insertEvents, makeEvent, visitsArb, type GenEvent } from '../helpers/events-gen.js';
+import { filterArb, FILTERABLE, GROUPABLE } from '../helpers/question-arbs.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
 
 const HOUR = 3_600_000;
@@ -36,23 +37,29 @@ const sinceCut = (projectId: string, period: ResolvedPeriod, q: Question = BY_SO
 /** Rates are floats: compared to 9 decimals, everything else exactly. */
 const shape = (rows: readonly AnswerRow[]) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v])));
 
-/** Questions parts answer: no filter, at most one visit dimension (not the exit page), any metrics, a page of rows. */
-const questionArb: fc.Arbitrary<Question> = fc
-  .record({
-    dimension: fc.constantFrom<Dimension | null>(null, 'source', 'source', 'channel', 'utmSource', 'utmCampaign', 'entryPage', 'country', 'city', 'browser', 'device'),
-    metrics: fc.subarray([...METRICS] as Metric[], { minLength: 1 }),
-    fold: fc.boolean(),
-    limit: fc.integer({ min: 1, max: 12 }),
-    offset: fc.integer({ min: 0, max: 2 }),
-  })
-  .map(({ dimension, metrics, fold, limit, offset }) => ({
-    metrics,
-    dimensions: dimension ? [dimension] : [],
-    filters: [],
-    ...(dimension === 'source' && fold ? { fold: DIRECT_FOLD } : {}),
-    limit,
-    offset,
-  }));
+/**
+ * Questions over the generated visits: any metrics, up to three dimensions of every kind (visit
+ * attributes, event values, time buckets; not the exit page, which parts leave to the whole pass),
+ * up to two filters on any dimension but the exit page, sometimes the referrers' fold, a page of rows.
+ */
+const questionArb = (events: readonly GenEvent[]): fc.Arbitrary<Question> =>
+  fc
+    .record({
+      dimensions: fc.uniqueArray(fc.constantFrom(...GROUPABLE.filter((d) => d !== 'exitPage')), { minLength: 0, maxLength: 3 }),
+      filters: fc.array(filterArb(events, FILTERABLE.filter((d) => d !== 'exitPage')), { minLength: 0, maxLength: 2 }),
+      metrics: fc.subarray([...METRICS] as Metric[], { minLength: 1 }),
+      fold: fc.boolean(),
+      limit: fc.integer({ min: 1, max: 12 }),
+      offset: fc.integer({ min: 0, max: 2 }),
+    })
+    .map(({ dimensions, filters, metrics, fold, limit, offset }) => ({
+      metrics,
+      dimensions,
+      filters,
+      ...(dimensions[0] === 'source' && fold ? { fold: DIRECT_FOLD } : {}),
+      limit,
+      offset,
+    }));
 
 /** Rows stored for the project's parts: [part key, rows] per part filled. */
 async function storedParts(projectId: string): Promise<[string, number][]> {
@@ -76,7 +83,7 @@ describe('visits of closed days kept apart', () => {
   it.each(['UTC', 'Asia/Kolkata', 'America/New_York'])('answer what the pass over the whole period answers (%s): filled, kept, as sessions go on past the cut, and summed again after an import into a closed day', async (timeZone) => {
     const period = resolvePeriod('7d', timeZone, NOW);
     await fc.assert(
-      fc.asyncProperty(visitsArb(starts(period)), fc.array(questionArb, { minLength: 2, maxLength: 2 }), fc.integer({ min: 0, max: 1000 }), async (generated, questions, pick) => {
+      fc.asyncProperty(visitsArb(starts(period)).chain((events) => fc.tuple(fc.constant(events), fc.array(questionArb(events), { minLength: 3, maxLength: 3 }))), fc.integer({ min: 0, max: 1000 }), async ([generated, questions], pick) => {
         const projectId = unique('cdv');
         // Events after now are not part of this question (query.ts cuts at now when they exist): keep them out.
         const events = generated.filter((e) => e.ts <= NOW);
@@ -186,20 +193,39 @@ describe('visits of closed days kept apart', () => {
     expect(await storedParts(projectId)).toHaveLength(1);
   });
 
-  it('leaves filtered questions, several dimensions and the exit page (it moves with every later pageview) to the whole pass', async () => {
+  it('answers filtered and several-dimension questions from parts; leaves the exit page and entry-page filters that hold for none to the whole pass', async () => {
     const period = resolvePeriod('7d', 'UTC', NOW);
     const projectId = unique('cdv-exit');
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - 2 * DAY, path: '/a' }), makeEvent({ ts: NOW - 2 * DAY + 1000, path: '/b' })]);
-    const questions: Question[] = [
+    await insertEvents(h.deps.rowStore, projectId, [
+      makeEvent({ ts: NOW - 2 * DAY, path: '/a', referrerSource: 'google.com' }),
+      makeEvent({ ts: NOW - 2 * DAY + 1000, path: '/b' }),
+      // A visit with no pageview before the cut: its part's entry page is empty, the whole visit's /later.
+      makeEvent({ ts: CUT - HOUR, visitor: 2, session: 20, kind: 'custom', eventName: 'signup', path: '/x' }),
+      makeEvent({ ts: CUT - 2 * HOUR, visitor: 3, session: 30, path: '/x' }),
+    ]);
+    const country: Question = { metrics: ['visitors', 'pageviews', 'bounceRate'], dimensions: ['source', 'page'], filters: [{ dimension: 'country', op: 'is', values: ['US'] }] };
+    const byPage: Question = { metrics: ['visitors', 'sessions'], dimensions: ['page'], filters: [{ dimension: 'entryPage', op: 'is', values: ['/a', '/later'] }] };
+    const answered = [country, byPage, { metrics: ['visitors'], dimensions: ['time:day', 'event'], filters: [{ dimension: 'page', op: 'contains', values: ['x'] }] } satisfies Question];
+    const left: Question[] = [
       { metrics: ['visitors'], dimensions: ['exitPage'], filters: [] },
-      { metrics: ['visitors'], dimensions: ['source', 'country'], filters: [] },
-      { metrics: ['visitors'], dimensions: ['page'], filters: [] },
-      { metrics: ['visitors'], dimensions: ['source'], filters: [{ dimension: 'country', op: 'is', values: ['US'] }] },
+      { metrics: ['visitors'], dimensions: ['page'], filters: [{ dimension: 'exitPage', op: 'is', values: ['/b'] }] },
+      // Visitor 2's part before the cut would count under /x (its empty entry page is not /later), the whole visit not.
+      { metrics: ['visitors', 'sessions'], dimensions: ['page'], filters: [{ dimension: 'entryPage', op: 'is_not', values: ['/later'] }] },
+      { metrics: ['visitors'], dimensions: ['entryPage'], filters: [], fold: { as: '(none)', values: ['', '/a'] } },
     ];
-    for (const q of questions) expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
-    expect(await storedParts(projectId)).toEqual([]);
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - HOUR, path: '/c' })]);
-    expect(shape(await sinceCut(projectId, period, questions[0]!))).toEqual([{ exitPage: '/c', visitors: 1 }]);
+    for (const q of [...answered, ...left]) expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - HOUR, path: '/c' }), makeEvent({ ts: NOW - HOUR, visitor: 2, session: 20, path: '/later' })]);
+    for (const q of [...answered, ...left]) expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
+    expect(await storedParts(projectId)).toHaveLength(answered.length);
+    expect(shape(await sinceCut(projectId, period, left[0]!))).toEqual([{ exitPage: '/c', visitors: 1 }, { exitPage: '/later', visitors: 1 }, { exitPage: '/x', visitors: 1 }]);
+    expect(shape(await sinceCut(projectId, period, left[2]!))).toEqual([{ page: '/x', visitors: 1, sessions: 1 }, ...['/a', '/b', '/c'].map((page) => ({ page, visitors: 1, sessions: 1 }))].sort((x, y) => x.page.localeCompare(y.page)));
+    expect(shape(await sinceCut(projectId, period, byPage))).toEqual([
+      { page: '/a', visitors: 1, sessions: 1 },
+      { page: '/b', visitors: 1, sessions: 1 },
+      { page: '/c', visitors: 1, sessions: 1 },
+      { page: '/later', visitors: 1, sessions: 1 },
+      { page: '/x', visitors: 1, sessions: 1 },
+    ]);
   });
 
   it('leaves periods without closed days to the whole pass', () => {
