@@ -38,6 +38,12 @@ export interface Deps {
    * read the closed-days version to reuse the sums of closed days (src/analysis/closed-days.ts).
    */
   dataVersions?: import('./adapters/data-version.js').DataVersions;
+  /**
+   * Optional: runs work after the answer without holding the request (Node: a part of closed days
+   * summed after its first question was answered by the whole pass). Without it (Workers) that work
+   * runs before the answer.
+   */
+  background?: import('./adapters/background.js').Background;
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */
   answers?: import('./reports/answer-cache.js').AnswerCache;
   /**

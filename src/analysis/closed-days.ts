@@ -13,7 +13,7 @@ const DAY_MS = 86_400_000;
  */
 const CLOCK_SKEW_MS = 60_000;
 
-type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedDays'>;
+type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedDays' | 'background'>;
 
 /** The project's closed-days version: the one pinned on `deps` (pinClosedDays), else read; null when unreadable or unknown. */
 async function closedDaysVersion(deps: ReadDeps, projectId: string): Promise<string | null> {
@@ -47,32 +47,39 @@ export function closedDaysCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod)
 
 /**
  * The rows of a question (plan-parts.ts partsCanAnswer) of a period ending now with closed days
- * (closedDaysCut), as the engine answers it — or null when parts cannot answer it (then the
- * pipeline's one pass does). The visits of the days before the cut are summed once per group of
+ * (closedDaysCut), read from parts: the visits of the days before the cut summed once per group of
  * the question's dimensions, for its filters, period start, cut and closed-days version
  * (visit_parts; a write that may hold rows before the cut moves the version, so such a part is
- * summed again), and each read groups by session only the sessions with events since the cut.
- * Null as well when the closed-days version cannot be read (Redis down).
+ * summed again), and on each read the sessions with events since the cut grouped by session.
+ * `wholePass` answers what parts cannot: other questions, a closed-days version that cannot be
+ * read (Redis down), and a part not summed yet when `deps.background` can sum it after the answer
+ * (the first ask of a question costs no more than before; without it the part is summed first).
  */
-export async function answerFromParts(deps: ReadDeps, q: PlanInput): Promise<Record<string, unknown>[] | null> {
+export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: () => Promise<Record<string, unknown>[]>): Promise<Record<string, unknown>[]> {
   const cut = closedDaysCut(deps, q.period);
-  if (cut === null || !partsCanAnswer(q)) return null;
+  if (cut === null || !partsCanAnswer(q)) return wholePass();
   const version = await closedDaysVersion(deps, q.projectId);
-  if (version === null) return null;
+  if (version === null) return wholePass();
   // What the stored sums depend on: the groups (time buckets are the zone's) and the filters; metrics, order and page are the read's.
   const question = await sha256Hex(JSON.stringify([q.dimensions, q.filters, q.period.bucketTimeZone]));
   const binder = new Binder(
     Object.assign(rawParams(deps, q.projectId, q.period), { cut: toClickHouseDateTime64(cut), partKey: `${question}:${q.period.from}-${cut}-${version}` }),
   );
   const sql = readPartsSql(q, planSums(q, binder, 'sinceCut'), binder);
-  const fill = fillPartSql(q.dimensions.length, planSums(q, binder, 'beforeCut'));
   const exists = queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number' });
   const rows = queryJson(deps, sql, binder.params);
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
   rows.catch(() => {});
-  // Both go as one statement on the embedded engine; a missing part is summed, then read again.
+  // Both go as one statement on the embedded engine.
   if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
-  await fillPart(deps, fill, { ...binder.params, readTo: binder.params.cut! });
+  const fill = () => fillPart(deps, fillPartSql(q.dimensions.length, planSums(q, binder, 'beforeCut')), { ...binder.params, readTo: binder.params.cut! });
+  if (deps.background) {
+    const answer = wholePass();
+    // After the answer, so the two do not share the cores; one fill per part at a time.
+    deps.background.run(`visit-parts:${q.projectId}:${String(binder.params.partKey)}`, () => answer.then(fill, fill));
+    return answer;
+  }
+  await fill();
   return queryJson(deps, sql, binder.params);
 }
 
@@ -86,6 +93,12 @@ async function fillPart(deps: ReadDeps, sql: string, params: QueryParams): Promi
   await deps.clickhouse.command({
     query: sql,
     query_params: params,
-    clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: `visit-parts:${String(params.projectId)}:${String(params.partKey)}` },
+    clickhouse_settings: {
+      insert_deduplicate: 1,
+      insert_deduplication_token: `visit-parts:${String(params.projectId)}:${String(params.partKey)}`,
+      // One block, so the marker is stored with every row or not at all (an INSERT … SELECT squashes its rows into blocks of about a million).
+      min_insert_block_size_rows: '1000000000000',
+      min_insert_block_size_bytes: '1000000000000',
+    },
   });
 }

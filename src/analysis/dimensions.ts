@@ -69,15 +69,6 @@ export function visitAttributeColumns(needed: ReadonlySet<VisitDimension>): stri
 }
 
 /**
- * A visit attribute taken from only those of the visit's events that also meet `condition` (the
- * visit's part before an instant: its entry page there may be empty where the whole visit's is not).
- */
-export function visitAttributeWhere(d: Exclude<VisitDimension, 'channel'>, condition: string): string {
-  const { pick, column, kinds } = VISIT_ATTRIBUTES[d];
-  return `toString(${pick}(${column}, ts, ${kinds} AND ${condition}))`;
-}
-
-/**
  * `<rules> AS v_channel` over the columns of visitAttributeColumns, or null when channel is not
  * needed. It must be selected over the grouped visits, not beside their aggregates: in the same
  * SELECT the embedded engine's analyzer fails on the rule expression ("argMinIf is not resolved

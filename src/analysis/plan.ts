@@ -34,12 +34,10 @@ export interface PlanInput {
   periodParams?: QueryParams;
 }
 
-/** A planned query: SQL text with `{name:Type}` placeholders, their values, and the result columns. */
+/** A planned query: SQL text with `{name:Type}` placeholders and their values; each dimension's result column is `d0`, `d1`, … in question order, each metric's its name. */
 export interface Plan {
   sql: string;
   params: QueryParams;
-  /** Result column of each dimension, in question order (`d0`, `d1`, …). */
-  dimensionColumns: string[];
 }
 
 const PAGEVIEW = "kind = 'pageview'";
@@ -226,7 +224,7 @@ function groupedVisits(columns: readonly string[], where: string, conditions: re
  */
 export function planQuestion(q: PlanInput): Plan {
   const binder = new Binder(q.periodParams ?? periodParams(q.projectId, q.period, { daily: false }));
-  return { sql: buildPlan(q, binder, 'answer'), params: binder.params, dimensionColumns: q.dimensions.map((_, i) => `d${i}`) };
+  return { sql: buildPlan(q, binder, 'answer'), params: binder.params };
 }
 
 /**

@@ -47,7 +47,7 @@ const metricValue = (value: unknown): number | null => (value === null || value 
  * values keyed by dimension name, metrics keyed by metric name.
  */
 export async function runQuestion(
-  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedDays'>,
+  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedDays' | 'background'>,
   projectId: string,
   period: ResolvedPeriod,
   q: Question,
@@ -64,14 +64,14 @@ export async function runQuestion(
     ...(q.onlyFirst ? { onlyFirst: q.onlyFirst } : {}),
     ...(q.fold ? { fold: q.fold } : {}),
   };
-  // Unfiltered questions over visits of a period with closed days: from their stored sums (README "Visits of closed days").
-  const fromParts = await answerFromParts(deps, input);
-  const plan = fromParts ? null : planQuestion({ ...input, periodParams: rawParams(deps, projectId, period) });
-  const raw = fromParts ?? (await queryJson(deps, plan!.sql, plan!.params));
-  const columns = plan?.dimensionColumns ?? q.dimensions.map((_, i) => `d${i}`);
+  // Questions of a period with closed days: from their stored sums where they can be (README "Visits of closed days").
+  const raw = await answerFromParts(deps, input, () => {
+    const plan = planQuestion({ ...input, periodParams: rawParams(deps, projectId, period) });
+    return queryJson(deps, plan.sql, plan.params);
+  });
   return raw.map((r) => {
     const row: AnswerRow = {};
-    q.dimensions.forEach((d, i) => (row[d] = dimensionValue(d, r[columns[i]!])));
+    q.dimensions.forEach((d, i) => (row[d] = dimensionValue(d, r[`d${i}`])));
     for (const m of q.metrics) row[m] = metricValue(r[m]);
     return row;
   });

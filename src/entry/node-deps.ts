@@ -1,3 +1,4 @@
+import { backgroundTasks } from '../adapters/background.js';
 import { Redis as UpstashRedis } from '@upstash/redis';
 import { connectNodeClickHouse } from '../adapters/node-clickhouse.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
@@ -57,6 +58,7 @@ export async function buildNodeRuntime(
   // Answers asked lately are computed again after each write, so the next viewer is served.
   const clock = opts.clock ?? systemClock;
   const answers = new AnswerCache(versions, undefined, { watchMs: config.ANSWER_REFRESH_MIN * 60_000, clock });
+  const background = backgroundTasks();
   const base = {
     config,
     redis,
@@ -64,6 +66,7 @@ export async function buildNodeRuntime(
     rowStore: versionedRowStore(store, versions, clock, (projects) => answers.written(projects)),
     dataVersions: versions,
     answers,
+    background,
     clock,
     geo: opts.geo,
     dns: opts.dns,
@@ -78,6 +81,7 @@ export async function buildNodeRuntime(
     async close() {
       await sink.close();
       await answers.close();
+      await background.settled();
       await opts.importParsers?.close();
       await closeRedis();
       await closeClickHouse();

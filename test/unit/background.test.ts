@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { backgroundTasks } from '../../src/adapters/background.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('background tasks', () => {
+  it('run one task per key at a time; a key is free again once its task ended', async () => {
+    const bg = backgroundTasks();
+    let release = () => {};
+    const started: string[] = [];
+    bg.run('a', () => (started.push('a1'), new Promise<void>((r) => (release = r))));
+    bg.run('a', async () => started.push('a2'));
+    bg.run('b', async () => started.push('b1'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(started).toEqual(['a1', 'b1']);
+    release();
+    await bg.settled();
+    bg.run('a', async () => started.push('a3'));
+    await bg.settled();
+    expect(started).toEqual(['a1', 'b1', 'a3']);
+  });
+
+  it('log a failure instead of throwing it, and settle after tasks that tasks started', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const bg = backgroundTasks();
+    const done: string[] = [];
+    bg.run('fails', async () => {
+      throw new Error('engine refused');
+    });
+    bg.run('outer', async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      bg.run('inner', async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        done.push('inner');
+      });
+    });
+    await bg.settled();
+    expect(done).toEqual(['inner']);
+    expect(logged.mock.calls.flat().join('\n')).toMatch(/background task failed: fails[\s\S]*engine refused/);
+  });
+});
