@@ -1,6 +1,6 @@
 import type { Binder } from './binder.js';
 import { holdsForEmpty } from './filters.js';
-import { orderAlias, type PlanInput, type PlanMetric } from './plan.js';
+import { orderAlias, PART_SUMS, type PlanInput, type PlanMetric } from './plan.js';
 
 /*
  * Questions over visits answered in two parts (README "Visits of closed days"): the visits of the
@@ -13,7 +13,7 @@ import { orderAlias, type PlanInput, type PlanMetric } from './plan.js';
 /** Most dimensions a question has (the query API's limit): one stored column each. */
 const VALUE_COLUMNS = ['value', 'value1', 'value2'] as const;
 /** The sums of a group as visit_parts stores them, in the order planSums selects them. */
-const SUM_COLUMNS = ['pageviews', 'events', 'visitors', 'sessions', 'viewed', 'bounces', 'visit_pageviews', 'duration', 'timed'] as const;
+const SUM_COLUMNS = PART_SUMS;
 
 /**
  * Whether parts can answer a question: a visit's part before the cut that counts toward a row

@@ -60,26 +60,37 @@ const SINCE_CUT_SESSIONS = `session_id IN (SELECT session_id FROM events WHERE p
 const SIGNED_EVENTS = `events ARRAY JOIN if(ts < ${CUT}, [1, -1], [1]) AS sign`;
 
 /**
- * The sums kept per group (visit_parts' columns, in order): kept pageviews and custom events, a
- * visitors state, visits, visits with a pageview, bounces, the visits' own pageviews, durations
- * and visits with a leave. Signed: the whole visits add, their parts before the cut take out;
- * visitors come only from whole visits (a visit's part before the cut that holds a kept event
- * has the same attributes and keeps that event, so its visitor is among the whole visit's).
+ * The sums kept per group (visit_parts' columns, in this order, each selected as `s_<name>`):
+ * kept pageviews and custom events, a visitors state, visits, visits with a pageview, bounces, the
+ * visits' own pageviews, durations and visits with a leave. Over visits: each sum's expression.
+ * Signed: the whole visits add, their parts before the cut take out; visitors come only from whole
+ * visits (a visit's part before the cut that holds a kept event has the same attributes and keeps
+ * that event, so its visitor is among the whole visit's).
  */
-function sumColumns(signed: boolean): string[] {
-  const total = (x: string) => (signed ? `sum(sign * toInt64(${x}))` : `sum(toInt64(${x}))`);
-  return [
-    `${total('k_pageviews')} AS s_pageviews`,
-    `${total('k_events')} AS s_events`,
-    signed ? 'uniqCombinedStateIf(14)(visitor, sign = 1) AS s_visitors' : 'uniqCombinedState(14)(visitor) AS s_visitors',
-    `${total('1')} AS s_sessions`,
-    `${total('v_pageviews > 0')} AS s_viewed`,
-    `${total('v_pageviews = 1 AND v_events = 0')} AS s_bounces`,
-    `${total('v_pageviews')} AS s_visit_pageviews`,
-    `${total('if(v_leaves > 0, v_duration, 0)')} AS s_duration`,
-    `${total('v_leaves > 0')} AS s_timed`,
-  ];
+const PART_SUM_OVER_VISITS = {
+  pageviews: 'k_pageviews',
+  events: 'k_events',
+  visitors: null,
+  sessions: '1',
+  viewed: 'v_pageviews > 0',
+  bounces: 'v_pageviews = 1 AND v_events = 0',
+  visit_pageviews: 'v_pageviews',
+  duration: 'if(v_leaves > 0, v_duration, 0)',
+  timed: 'v_leaves > 0',
+} as const;
+export const PART_SUMS = Object.keys(PART_SUM_OVER_VISITS) as (keyof typeof PART_SUM_OVER_VISITS)[];
+
+/** PART_SUMS over visits, as `<prefix><name>`. */
+function sumColumns(signed: boolean, prefix = 's_'): string[] {
+  return PART_SUMS.map((name) => {
+    const over = PART_SUM_OVER_VISITS[name];
+    if (over === null) return `${signed ? 'uniqCombinedStateIf(14)(visitor, sign = 1)' : 'uniqCombinedState(14)(visitor)'} AS ${prefix}${name}`;
+    return `${signed ? `sum(sign * toInt64(${over}))` : `sum(toInt64(${over}))`} AS ${prefix}${name}`;
+  });
 }
+
+/** PART_SUMS over groups of `p_` sums, as `s_<name>`. */
+const mergedSumColumns = () => PART_SUMS.map((name) => (name === 'visitors' ? `uniqCombinedMergeState(14)(p_${name})` : `sum(p_${name})`) + ` AS s_${name}`);
 
 /**
  * Each metric over rows that are one visit each (or one visit within one group of event-level
@@ -288,7 +299,7 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm): string {
       : [];
     const keptDerived = eventFilters.length ? [] : ALL_KEPT;
     const perVisit = ['session_id', ...(sums || q.metrics.includes('visitors') ? ['any(visitor_id) AS visitor'] : []), ...attributes, ...VISIT_TOTALS, ...keptCounts];
-    const byChannel = !sums && groupedVisitDims.some((g) => g.dim === 'channel') && !q.filters.some((f) => f.dimension === 'channel') && !q.fold;
+    const byChannel = groupedVisitDims.some((g) => g.dim === 'channel') && !q.filters.some((f) => f.dimension === 'channel') && !q.fold;
     if (!byChannel) return outer(groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims], visitDims, keptDerived, signed));
     // Grouped by channel: the visits are grouped by the channel's inputs (and the other
     // dimensions) first, and the channel rules run once per group instead of once per visit
@@ -297,18 +308,20 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm): string {
     const otherDims = groupedVisitDims.filter((g) => g.dim !== 'channel');
     const [source, utmSource, utmMedium, utmCampaign] = CHANNEL_INPUTS.map((d) => visitColumn(d)) as [string, string, string, string];
     const keys = [...otherDims.map((g) => g.column), source, utmSource, utmMedium, utmCampaign];
-    const partial = [...new Set(q.metrics.flatMap((m) => TWO_STEP_METRIC_SQL[m].partial))];
+    const partial = sums ? sumColumns(signed, 'p_') : [...new Set(q.metrics.flatMap((m) => TWO_STEP_METRIC_SQL[m].partial))];
     const visits = groupedVisits(
       perVisit,
       readFrom,
-      ['k_kept > 0', ...visitFilters, ...otherDims.map((g) => `${visitColumn(g.dim)} != ''`)],
+      ['k_kept > 0', ...visitFilters, ...(sums ? [] : otherDims.map((g) => `${visitColumn(g.dim)} != ''`))],
       new Set([...visitDims].filter((d) => d !== 'channel')),
       keptDerived,
+      signed,
     );
     const groupSelect = [...otherDims.map((g) => `${visitColumn(g.dim)} AS ${g.column}`), source, utmSource, utmMedium, utmCampaign, ...partial];
     const groups = `SELECT ${groupSelect.join(', ')} FROM (${visits}) GROUP BY ${keys.join(', ')} LIMIT ${binder.bind(UNLIMITED, 'UInt64')}`;
     const channel = channelSql(source, utmSource, utmMedium, utmCampaign);
-    const select = [...groupedVisitDims.map((g) => (g.dim === 'channel' ? `${channel} AS ${g.column}` : g.column)), ...q.metrics.map((m) => `${TWO_STEP_METRIC_SQL[m].merged} AS ${m}`)];
+    const merged = sums ? mergedSumColumns() : q.metrics.map((m) => `${TWO_STEP_METRIC_SQL[m].merged} AS ${m}`);
+    const select = [...groupedVisitDims.map((g) => (g.dim === 'channel' ? `${channel} AS ${g.column}` : g.column)), ...merged];
     const channelColumn = groupedVisitDims.find((g) => g.dim === 'channel')!.column;
     return outer(groups, select, [`${channelColumn} != ''`]);
   }
