@@ -208,15 +208,16 @@ async function measureShape(shape: Shape) {
       }
     }
 
-    const header = ['group', 'figure', 'period', 'p50', 'p95', 'target', 'result', 'p50/target', 'p95/target', 'cpu p50'];
+    const header = ['group', 'figure', 'period', 'p50', 'p95', 'target', 'result', 'p50/target', 'p95/target', 'cpu p50', 'first ask'];
     const rows: string[][] = [];
     const misses: string[] = [];
     for (const f of figures) {
-      const { wall: t, cpu } = await timeRunsWithCpu(runs, f.run);
+      // The first ask (the warm-up) may sum a part of closed days after answering: timed apart, its work done before the runs.
+      const { wall: t, cpu, first } = await timeRunsWithCpu(runs, f.run, () => deps.background?.settled() ?? Promise.resolve());
       const p50 = percentile(t, 50);
       const p95 = percentile(t, 95);
       const verdict = f.target === undefined ? '' : p50 <= f.target ? 'PASS' : 'MISS';
-      rows.push([f.group, f.name, f.period, ms(p50), ms(p95), f.target === undefined ? '—' : String(f.target), verdict, f.target ? `${(p50 / f.target).toFixed(2)}×` : '', f.target ? `${(p95 / f.target).toFixed(2)}×` : '', ms(percentile(cpu, 50))]);
+      rows.push([f.group, f.name, f.period, ms(p50), ms(p95), f.target === undefined ? '—' : String(f.target), verdict, f.target ? `${(p50 / f.target).toFixed(2)}×` : '', f.target ? `${(p95 / f.target).toFixed(2)}×` : '', ms(percentile(cpu, 50)), ms(first)]);
       console.error(`  … ${rows.at(-1)!.join(' ')}`);
       if (verdict === 'MISS') misses.push(`${f.group} ${f.name} ${f.period}: p50 ${ms(p50)} ms > ${f.target} ms (${(p50 / f.target!).toFixed(2)}×)`);
     }
