@@ -4,7 +4,7 @@ import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams }
 import { sha256Hex } from '../auth/tokens.js';
 import { Binder } from './binder.js';
 import { planSums, type PlanInput } from './plan.js';
-import { fillPartSql, PART_EXISTS_SQL, partsCanAnswer, readPartsSql } from './plan-parts.js';
+import { fillPartSql, PART_EXISTS_SQL, PART_STORED, partsCanAnswer, readPartsSql } from './plan-parts.js';
 
 const DAY_MS = 86_400_000;
 /**
@@ -65,7 +65,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const binder = new Binder(
     Object.assign(rawParams(deps, q.projectId, q.period), { cut: toClickHouseDateTime64(cut), partKey: `${question}:${q.period.from}-${cut}-${version}` }),
   );
-  const sql = readPartsSql(q, planSums(q, binder, 'sinceCut'), binder);
+  const sql = readPartsSql(q, planSums(q, binder, 'sinceCut', PART_STORED), binder);
   const exists = queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number' });
   const rows = queryJson(deps, sql, binder.params);
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.

@@ -241,13 +241,14 @@ export function planQuestion(q: PlanInput): Plan {
 /**
  * The sums of a question's groups (PlanForm `beforeCut` or `sinceCut`): its dimensions as `d0`,
  * `d1`, … (raw values: no fold, empty values kept) and sumColumns, unordered and unpaged, with
- * its parameters bound through `binder`.
+ * its parameters bound through `binder`. `onlyIf`: a condition the events are read under (a
+ * constant one: when it is false, no granule is read).
  */
-export function planSums(q: PlanInput, binder: Binder, form: Exclude<PlanForm, 'answer'>): string {
-  return buildPlan(q, binder, form);
+export function planSums(q: PlanInput, binder: Binder, form: Exclude<PlanForm, 'answer'>, onlyIf = '1'): string {
+  return buildPlan(q, binder, form, onlyIf);
 }
 
-function buildPlan(q: PlanInput, binder: Binder, form: PlanForm): string {
+function buildPlan(q: PlanInput, binder: Binder, form: PlanForm, onlyIf = '1'): string {
   const sums = form !== 'answer';
   const signed = form === 'sinceCut';
   const { eventFilters, visitFilters, visitDims } = splitFilters(q.filters, binder);
@@ -275,8 +276,8 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm): string {
   // Visits come only from sessions that can pass the filters (every branch below keeps only visits holding a kept event);
   // signed sums read only the sessions with events since the cut, fewer than any filter leaves.
   const readFrom = signed
-    ? and([visitEvents(true), SINCE_CUT_SESSIONS])
-    : and([visitEvents(sums || q.metrics.includes('avgDurationSeconds')), ...candidateSessions(q.filters, binder, eventFilters.length ? and(eventFilters) : null)]);
+    ? and([onlyIf, visitEvents(true), SINCE_CUT_SESSIONS])
+    : and([onlyIf, visitEvents(sums || q.metrics.includes('avgDurationSeconds')), ...candidateSessions(q.filters, binder, eventFilters.length ? and(eventFilters) : null)]);
   const attributes = visitAttributeColumns(visitDims);
   // In question order: parts (plan-parts.ts) read the sums' dimensions by position.
   const dimensionSelect = dimensionColumns.map((column) => {
