@@ -168,7 +168,8 @@ describe('a whole dashboard through the app', () => {
         ts: now - rnd.int(60_000, 20 * 86_400_000),
         kind: rnd.pick(['pageview', 'pageview', 'pageview', 'custom', 'leave'] as const),
         visitor: 1 + (i % 90),
-        session: 1 + (i % 150),
+        // Sessions of one visitor each, as ingestion derives them.
+        session: (1 + (i % 90)) * 10 + (i % 150 < 75 ? 0 : 1),
         path: rnd.pick(['/', '/pricing', '/docs', '/blog/a']),
         referrerSource: rnd.pick(['(direct)', 'google.com', 't.co']),
         ...rnd.pick([{ countryCode: 'US', countryName: 'United States' }, { countryCode: 'DE', countryName: 'Germany' }]),
