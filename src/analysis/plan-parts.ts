@@ -12,8 +12,6 @@ import { orderAlias, PART_SUMS, type PlanInput, type PlanMetric } from './plan.j
 
 /** Most dimensions a question has (the query API's limit): one stored column each. */
 const VALUE_COLUMNS = ['value', 'value1', 'value2'] as const;
-/** The sums of a group as visit_parts stores them, in the order planSums selects them. */
-const SUM_COLUMNS = PART_SUMS;
 
 /**
  * Whether parts can answer a question: a visit's part before the cut that counts toward a row
@@ -33,10 +31,10 @@ export function partsCanAnswer(q: Pick<PlanInput, 'filters' | 'dimensions' | 'fo
 export function fillPartSql(dimensions: number, beforeCut: string): string {
   const values = VALUE_COLUMNS.map((_, i) => (i < dimensions ? `d${i}` : "''"));
   return `
-INSERT INTO visit_parts (project_id, part_key, marker, ${VALUE_COLUMNS.join(', ')}, ${SUM_COLUMNS.join(', ')})
+INSERT INTO visit_parts (project_id, part_key, marker, ${VALUE_COLUMNS.join(', ')}, ${PART_SUMS.join(', ')})
 SELECT {projectId:String}, {partKey:String}, 1, '', '', '', 0, 0, uniqCombinedStateIf(14)(toUInt64(0), 0), 0, 0, 0, 0, 0, 0
 UNION ALL
-SELECT {projectId:String}, {partKey:String}, 0, ${values.join(', ')}, ${SUM_COLUMNS.map((c) => `s_${c}`).join(', ')}
+SELECT {projectId:String}, {partKey:String}, 0, ${values.join(', ')}, ${PART_SUMS.map((c) => `s_${c}`).join(', ')}
 FROM (${beforeCut})`;
 }
 
@@ -71,7 +69,7 @@ const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {
  */
 export function readPartsSql(q: PlanInput, sinceCut: string, binder: Binder): string {
   const dims = q.dimensions.map((_, i) => i);
-  const stored = `SELECT ${[...dims.map((i) => `${VALUE_COLUMNS[i]} AS g${i}`), ...SUM_COLUMNS.map((c) => `${c} AS s_${c}`)].join(', ')}
+  const stored = `SELECT ${[...dims.map((i) => `${VALUE_COLUMNS[i]} AS g${i}`), ...PART_SUMS.map((c) => `${c} AS s_${c}`)].join(', ')}
 FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 0`;
   const grouped = dims.length > 0;
   const key = (i: number) => (i === 0 && q.fold ? `if(g0 IN ${binder.bind(q.fold.values, 'Array(String)')}, ${binder.bind(q.fold.as, 'String')}, g0) AS d0` : `g${i} AS d${i}`);
