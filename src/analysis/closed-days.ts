@@ -65,9 +65,11 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   // and go as one statement; 64 bits and the length among one project's questions of a day.
   const shape = JSON.stringify([q.dimensions, q.filters, q.period.bucketTimeZone]);
   const question = `${hashToUInt64(shape)}.${shape.length}`;
-  const binder = new Binder(
-    Object.assign(rawParams(deps, q.projectId, q.period), { cut: toClickHouseDateTime64(cut), partKey: `${question}:${q.period.from}-${cut}-${version}` }),
-  );
+  const binder = new Binder({
+    ...(q.periodParams ?? rawParams(deps, q.projectId, q.period)),
+    cut: toClickHouseDateTime64(cut),
+    partKey: `${question}:${q.period.from}-${cut}-${version}`,
+  });
   const sql = readPartsSql(q, planSums(q, binder, 'sinceCut', PART_STORED), binder);
   const exists = queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number' });
   const rows = queryJson(deps, sql, binder.params);
@@ -79,12 +81,15 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   if (deps.background) {
     const answer = wholePass();
     // After the answer, so the two do not share the cores; one fill per part at a time.
-    deps.background.run(`visit-parts:${q.projectId}:${String(binder.params.partKey)}`, () => answer.then(fill, fill));
+    deps.background.run(partToken(binder.params), () => answer.then(fill, fill));
     return answer;
   }
   await fill();
   return queryJson(deps, sql, binder.params);
 }
+
+/** What names one part's fill: its deduplication token, and its key among the background tasks. */
+const partToken = (params: QueryParams) => `visit-parts:${String(params.projectId)}:${String(params.partKey)}`;
 
 /**
  * Sums the part before the cut (its events read up to the cut: `readTo`). The version in its key
@@ -98,7 +103,7 @@ async function fillPart(deps: ReadDeps, sql: string, params: QueryParams): Promi
     query_params: params,
     clickhouse_settings: {
       insert_deduplicate: 1,
-      insert_deduplication_token: `visit-parts:${String(params.projectId)}:${String(params.partKey)}`,
+      insert_deduplication_token: partToken(params),
       // One block, so the marker is stored with every row or not at all (an INSERT … SELECT squashes its rows into blocks of about a million).
       min_insert_block_size_rows: '1000000000000',
       min_insert_block_size_bytes: '1000000000000',

@@ -63,10 +63,12 @@ export async function runQuestion(
     offset: q.offset ?? 0,
     ...(q.onlyFirst ? { onlyFirst: q.onlyFirst } : {}),
     ...(q.fold ? { fold: q.fold } : {}),
+    // One set for the parts and the whole pass: a miss then sends the rows-after-now check once.
+    periodParams: rawParams(deps, projectId, period),
   };
   // Questions of a period with closed days: from their stored sums where they can be (README "Visits of closed days").
   const raw = await answerFromParts(deps, input, () => {
-    const plan = planQuestion({ ...input, periodParams: rawParams(deps, projectId, period) });
+    const plan = planQuestion(input);
     return queryJson(deps, plan.sql, plan.params);
   });
   return raw.map((r) => {
