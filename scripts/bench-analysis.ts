@@ -218,7 +218,7 @@ async function measureShape(shape: Shape) {
     const misses: string[] = [];
     for (const f of figures) {
       // The first ask (the warm-up) may sum a part of closed days after answering: timed apart, its work done before the runs.
-      const { wall: t, cpu, first } = await timeRunsWithCpu(runs, f.run, () => deps.background?.settled() ?? Promise.resolve());
+      const { wall: t, cpu, first } = await timeRunsWithCpu(runs, f.run, () => deps.background?.settled());
       const p50 = percentile(t, 50);
       const p95 = percentile(t, 95);
       const verdict = f.target === undefined ? '' : p50 <= f.target ? 'PASS' : 'MISS';

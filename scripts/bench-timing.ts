@@ -22,7 +22,7 @@ export function percentile(samples: number[], p: number): number {
  * Milliseconds of `runs` calls of `fn`, after one untimed warm-up call and `settle` (the app's
  * background work the warm-up started: the parts of closed days a first ask sums after answering).
  */
-export async function timeRuns(runs: number, fn: () => Promise<unknown>, settle?: () => Promise<unknown>): Promise<number[]> {
+export async function timeRuns(runs: number, fn: () => Promise<unknown>, settle?: () => Promise<unknown> | undefined): Promise<number[]> {
   await fn(); // warm-up: first-touch of parts and marks is not what a dashboard sees
   await settle?.();
   const out: number[] = [];
@@ -39,7 +39,7 @@ export async function timeRuns(runs: number, fn: () => Promise<unknown>, settle?
  * and `settle` (as timeRuns). CPU time is the whole process's (the embedded engine runs its
  * threads in-process), so it stays meaningful when other work shares the cores and stretches wall times.
  */
-export async function timeRunsWithCpu(runs: number, fn: () => Promise<unknown>, settle?: () => Promise<unknown>): Promise<{ wall: number[]; cpu: number[]; first: number }> {
+export async function timeRunsWithCpu(runs: number, fn: () => Promise<unknown>, settle?: () => Promise<unknown> | undefined): Promise<{ wall: number[]; cpu: number[]; first: number }> {
   const started = performance.now();
   await fn();
   const first = performance.now() - started;

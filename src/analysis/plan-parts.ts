@@ -38,14 +38,14 @@ SELECT {projectId:String}, {partKey:String}, 0, ${values.join(', ')}, ${PART_SUM
 FROM (${beforeCut})`;
 }
 
-const MARKERS = 'SELECT count() FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 1';
+const MARKERS = 'FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 1';
 /** Whether the part of `partKey` exists (its marker row). */
-export const PART_EXISTS_SQL = MARKERS.replace('count()', 'count() AS n');
+export const PART_EXISTS_SQL = `SELECT count() AS n ${MARKERS}`;
 /**
  * The corrections' condition: the part exists. A scalar subquery is a constant by the time the
  * events are read, so a read sent beside PART_EXISTS_SQL for a part not summed yet reads no events.
  */
-export const PART_STORED = `(${MARKERS}) > 0`;
+export const PART_STORED = `(SELECT count() ${MARKERS}) > 0`;
 
 /** Each metric over the summed parts and corrections (the same numbers as plan.ts METRIC_SQL over the visits themselves). Closed table. */
 const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {

@@ -1,5 +1,5 @@
-import { backgroundTasks } from '../adapters/background.js';
 import { Redis as UpstashRedis } from '@upstash/redis';
+import { backgroundTasks } from '../adapters/background.js';
 import { connectNodeClickHouse } from '../adapters/node-clickhouse.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { migrate } from '../adapters/migrate.js';
