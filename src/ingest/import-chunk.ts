@@ -14,6 +14,13 @@ export const MAX_LINE_CHARS = 64 * 1024;
 /** Errors a chunk reports at most (the import lists the first 100 of all). */
 const MAX_CHUNK_ERRORS = 100;
 
+/**
+ * An import line's session id: its `sessionId` within its visitor's (sources such as GA4 number
+ * sessions per user), so two visitors' `"s1"` are two visits and a visit has one visitor. The
+ * visitor id goes first with its length, so no other pair of strings gives the same text.
+ */
+export const importSessionId = (visitorId: string, sessionId: string) => hashToUInt64Words(`${visitorId.length}:${visitorId}${sessionId}`);
+
 /** The `events` row of one import line: explicit time, identity and dimensions, no enrichment. */
 export function importRow(
   project: Pick<Project, 'id' | 'domain'>,
@@ -35,7 +42,7 @@ export function importRow(
   };
   return eventRow(project, fields, at, {
     visitorId: hashToUInt64Words(line.visitorId),
-    sessionId: hashToUInt64Words(line.sessionId),
+    sessionId: importSessionId(line.visitorId, line.sessionId),
     countryCode: line.countryCode ?? '',
     region: line.region ?? '',
     city: line.city ?? '',

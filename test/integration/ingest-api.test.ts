@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANALYTICS_TABLES } from '../../src/analytics-tables.js';
 import { hashToUInt64 } from '../../src/ingest/enrich/visitor.js';
+import { importSessionId } from '../../src/ingest/import-chunk.js';
 import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -129,10 +130,26 @@ describe('POST /api/v1/projects/{domain}/import', () => {
     );
     expect(got).toEqual([
       expect.objectContaining({ ts: '2024-03-01 09:02:00.000', kind: 'transaction', visitor_id: hashToUInt64('alice'), amount_cents: '500', currency: 'EUR' }),
-      expect.objectContaining({ ts: '2024-03-01 10:00:00.000', kind: 'pageview', visitor_id: hashToUInt64('alice'), session_id: hashToUInt64('s1'), path: '/a', referrer_source: 'duckduckgo.com', utm_source: 'mail', country_code: 'DE', country_name: 'Germany', city: 'Berlin', browser: 'Firefox' }),
-      expect.objectContaining({ ts: '2024-03-01 10:05:00.000', kind: 'pageview', visitor_id: hashToUInt64('bob'), session_id: hashToUInt64('s2'), path: '/b', country_code: '', browser: '' }),
+      expect.objectContaining({ ts: '2024-03-01 10:00:00.000', kind: 'pageview', visitor_id: hashToUInt64('alice'), session_id: importSessionId('alice', 's1').toString(), path: '/a', referrer_source: 'duckduckgo.com', utm_source: 'mail', country_code: 'DE', country_name: 'Germany', city: 'Berlin', browser: 'Firefox' }),
+      expect.objectContaining({ ts: '2024-03-01 10:05:00.000', kind: 'pageview', visitor_id: hashToUInt64('bob'), session_id: importSessionId('bob', 's2').toString(), path: '/b', country_code: '', browser: '' }),
     ]);
     expect(got[0].session_id).toBe(got[1].session_id);
+  });
+
+  it('a session id is its visitor’s: two visitors’ "s1" are two visits, one visitor’s "s1" one visit across imports', async () => {
+    const p = await project('imp-sessions');
+    const view = (visitorId: string, minute: number) =>
+      line({ timestamp: `2024-03-01T10:0${minute}:00Z`, kind: 'pageview', visitorId, sessionId: 's1', url: `https://${p.domain}/p${minute}` });
+    await importFile(p.domain, [view('alice', 0), view('bob', 1)].join('\n'));
+    await importFile(p.domain, [view('alice', 2), view('carol', 3)].join('\n'));
+    const visits = await rows<{ visitor_id: string; sessions: string; views: string }>(
+      'SELECT visitor_id, uniqExact(session_id) AS sessions, count() AS views FROM events WHERE project_id = {id:String} GROUP BY visitor_id ORDER BY views DESC, visitor_id',
+      { id: p.id },
+    );
+    expect(visits.map((v) => [v.sessions, v.views])).toEqual([['1', '2'], ['1', '1'], ['1', '1']]);
+    expect(await scalar('SELECT uniqExact(session_id) AS n FROM events WHERE project_id = {id:String}', { id: p.id })).toBe(3);
+    // Visitor "ab" with session "c" is not visitor "a" with session "bc" (the visitor id's length goes first).
+    expect(importSessionId('ab', 'c').toString()).not.toBe(importSessionId('a', 'bc').toString());
   });
 
   it('the same import sent twice with the same batch id stores nothing twice (raw and rollups)', async () => {
