@@ -19,7 +19,7 @@
  * Each figure prints its target, PASS/MISS (p50 against the target), p50 ÷ target, the
  * process CPU time per call (engine threads included: on a shared machine wall times stretch
  * with the neighbours' load, CPU time much less) and the first ask's time (the warm-up): the
- * stored visits of closed days are emptied at the start, so a figure's first ask pays the whole
+ * stored visits of closed hours are emptied at the start, so a figure's first ask pays the whole
  * pass unless an earlier figure's question summed the same part; its part is summed before the
  * timed runs, which are the asks a user repeats within the day.
  *
@@ -137,7 +137,7 @@ async function measureShape(shape: Shape) {
       : await ensureLiveBenchData(deps.clickhouse, deps.rowStore, dataDir, scale);
     if (Date.now() - generation > 10_000) console.log(`data generation took ${((Date.now() - generation) / 1000).toFixed(0)} s`);
     clock.set(meta.now);
-    // Parts of closed days summed by an earlier run (the clock stands at the same instant) would make every ask a repeated one.
+    // Parts of closed hours summed by an earlier run (the clock stands at the same instant) would make every ask a repeated one.
     await deps.clickhouse.command({ query: 'TRUNCATE TABLE IF EXISTS visit_parts' });
 
     const now = clock.now();
@@ -217,7 +217,7 @@ async function measureShape(shape: Shape) {
     const rows: string[][] = [];
     const misses: string[] = [];
     for (const f of figures) {
-      // The first ask (the warm-up) may sum a part of closed days after answering: timed apart, its work done before the runs.
+      // The first ask (the warm-up) may sum a part of closed hours after answering: timed apart, its work done before the runs.
       const { wall: t, cpu, first } = await timeRunsWithCpu(runs, f.run, () => deps.background?.settled());
       const p50 = percentile(t, 50);
       const p95 = percentile(t, 95);

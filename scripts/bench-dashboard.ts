@@ -326,7 +326,7 @@ async function main() {
       await fn();
       return performance.now() - t;
     };
-    /** The app's background work a warm-up started (parts of closed days summed after a first ask): done before timing. */
+    /** The app's background work a warm-up started (parts of closed hours summed after a first ask): done before timing. */
     const settle = () => deps.background?.settled();
     const dashboard = (period: string, via: Via = app) => Promise.all(DASHBOARD(period).map(([, path]) => call(path, via)));
     /** One live event through the API, then the batcher flushed: the project's data version moves. */

@@ -20,7 +20,7 @@ export function percentile(samples: number[], p: number): number {
 
 /**
  * Milliseconds of `runs` calls of `fn`, after one untimed warm-up call and `settle` (the app's
- * background work the warm-up started: the parts of closed days a first ask sums after answering).
+ * background work the warm-up started: the parts of closed hours a first ask sums after answering).
  */
 export async function timeRuns(runs: number, fn: () => Promise<unknown>, settle?: () => Promise<unknown> | undefined): Promise<number[]> {
   await fn(); // warm-up: first-touch of parts and marks is not what a dashboard sees

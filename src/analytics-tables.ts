@@ -21,7 +21,7 @@ export const ANALYTICS_TABLES = [
   { name: 'cities_1d', timeColumn: 'bucket' },
   { name: 'tech_1d', timeColumn: 'bucket' },
   { name: 'custom_events_1d', timeColumn: 'bucket' },
-  // Sums of a period's closed days (src/analysis/closed-days.ts), summed again each day: kept two days at most.
+  // Sums of a period's closed hours (src/analysis/closed-hours.ts), summed again each hour: kept two days at most.
   { name: 'visit_parts', timeColumn: 'created', keepDays: 2 },
 ] as const;
 

@@ -35,11 +35,11 @@ export interface Deps {
   passwordIterations?: number;
   /**
    * Optional: the per-project data versions every write moves (src/adapters/data-version.ts); reports
-   * read the closed-days version to reuse the sums of closed days (src/analysis/closed-days.ts).
+   * read the closed-hours version to reuse the sums of closed hours (src/analysis/closed-hours.ts).
    */
   dataVersions?: import('./adapters/data-version.js').DataVersions;
   /**
-   * Optional: runs work after the answer without holding the request (Node: a part of closed days
+   * Optional: runs work after the answer without holding the request (Node: a part of closed hours
    * summed after its first question was answered by the whole pass). Without it (Workers) that work
    * runs before the answer.
    */
@@ -53,10 +53,10 @@ export interface Deps {
    */
   latestRow?: { projectId: string; since: number; at: Promise<number> };
   /**
-   * Set with latestRow: the project's closed-days version (DataVersions.closedDays; null when it
-   * could not be read), read once for everything an answer computes (src/analysis/closed-days.ts).
+   * Set with latestRow: the project's closed-hours version (DataVersions.closedHours; null when it
+   * could not be read), read once for everything an answer computes (src/analysis/closed-hours.ts).
    */
-  closedDays?: { projectId: string; version: string | null };
+  closedHours?: { projectId: string; version: string | null };
   /** Outgoing email (reports, alerts): SMTP on Node, an email API on Workers; absent when not configured (routes answer 409). */
   mailer?: import('./notify/mailer.js').Mailer;
 }

@@ -1,7 +1,7 @@
 import { logError } from '../log.js';
 
 /**
- * Work a request starts and does not wait for (src/analysis/closed-days.ts: a part of closed days
+ * Work a request starts and does not wait for (src/analysis/closed-hours.ts: a part of closed hours
  * summed after its question was answered by the whole pass). One task per key at a time: a key
  * still running is not started again. A failure is logged, never thrown.
  */

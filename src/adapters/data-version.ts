@@ -6,7 +6,7 @@ import type { Redis } from '@upstash/redis';
  */
 export const DATA_VERSION_KEY = 'dataversion';
 const EVERY_PROJECT = '*';
-/** Prefix of the fields holding closed-days versions (a project id never holds a colon). */
+/** Prefix of the fields holding closed-hours versions (a project id never holds a colon). */
 const CLOSED = 'closed:';
 
 /**
@@ -15,18 +15,18 @@ const CLOSED = 'closed:';
  * reached ClickHouse (a flushed batch, an import block); a write whose projects are not known
  * (a batch replayed from an earlier process's journal) moves every project's at once. Beside it,
  * the version of the rows stamped before the current UTC day, which moves only with writes that
- * may hold such rows (imports, replays, a batch straddling midnight), so that sums of closed days
- * outlive live traffic (README "Visits of closed days").
+ * may hold such rows (imports, replays, a batch straddling the start of an hour), so that sums of closed hours
+ * outlive live traffic (README "Visits of closed hours").
  */
 export interface DataVersions {
   /** The project's current version; rejects when it cannot be read (then nothing may be reused). */
   current(projectId: string): Promise<string>;
   /** The version of the project's rows before the current UTC day; rejects like `current`. */
-  closedDays(projectId: string): Promise<string>;
+  closedHours(projectId: string): Promise<string>;
   /** Both, in one read of Redis. */
-  both(projectId: string): Promise<{ current: string; closedDays: string }>;
-  /** Moves the version of these projects, or of every project, and their closed-days version with `closedDays`; never rejects. */
-  moved(projectIds: readonly string[] | 'all', opts?: { closedDays?: boolean }): Promise<void>;
+  both(projectId: string): Promise<{ current: string; closedHours: string }>;
+  /** Moves the version of these projects, or of every project, and their closed-hours version with `closedHours`; never rejects. */
+  moved(projectIds: readonly string[] | 'all', opts?: { closedHours?: boolean }): Promise<void>;
 }
 
 const freshToken = () => crypto.randomUUID();
@@ -44,24 +44,24 @@ const MAX_PENDING = 10_000;
  */
 export function redisDataVersions(redis: Redis, log: (line: string) => void = () => {}, key: string = DATA_VERSION_KEY): DataVersions {
   let localEpoch = 0;
-  /** Moves Redis refused, made with the next one it accepts: field names (`closed:`-prefixed for closed days) and whether every project's moved. */
+  /** Moves Redis refused, made with the next one it accepts: field names (`closed:`-prefixed for closed hours) and whether every project's moved. */
   const waiting = { fields: new Set<string>(), all: false, closedAll: false };
-  const moveNow = async (projectIds: readonly string[], all: boolean, closedDays: boolean) => {
+  const moveNow = async (projectIds: readonly string[], all: boolean, closedHours: boolean) => {
     const token = freshToken();
     const names = new Set(waiting.fields);
     for (const id of projectIds) {
       names.add(id);
-      if (closedDays) names.add(CLOSED + id);
+      if (closedHours) names.add(CLOSED + id);
     }
     const fields: Record<string, string> = Object.fromEntries([...names].map((name) => [name, token]));
     if (all || waiting.all) fields[EVERY_PROJECT] = token;
-    if ((all && closedDays) || waiting.closedAll) fields[CLOSED + EVERY_PROJECT] = token;
+    if ((all && closedHours) || waiting.closedAll) fields[CLOSED + EVERY_PROJECT] = token;
     if (Object.keys(fields).length === 0) return;
     await redis.hset(key, fields);
     waiting.fields.clear();
     waiting.all = waiting.closedAll = false;
   };
-  /** The versions kept under each pair of fields (a project's and its every-project epoch; `closed:` ones for closed days), in one read. */
+  /** The versions kept under each pair of fields (a project's and its every-project epoch; `closed:` ones for closed hours), in one read. */
   const versionsOf = async (pairs: readonly (readonly [string, string])[]): Promise<string[]> => {
     if (waiting.all || waiting.closedAll || waiting.fields.size > 0) await moveNow([], false, false);
     const names = pairs.flat();
@@ -82,26 +82,26 @@ export function redisDataVersions(redis: Redis, log: (line: string) => void = ()
   const closedFields = (projectId: string) => [CLOSED + projectId, CLOSED + EVERY_PROJECT] as const;
   return {
     current: async (projectId) => (await versionsOf([currentFields(projectId)]))[0]!,
-    closedDays: async (projectId) => (await versionsOf([closedFields(projectId)]))[0]!,
+    closedHours: async (projectId) => (await versionsOf([closedFields(projectId)]))[0]!,
     async both(projectId) {
-      const [current, closedDays] = await versionsOf([currentFields(projectId), closedFields(projectId)]);
-      return { current: current!, closedDays: closedDays! };
+      const [current, closedHours] = await versionsOf([currentFields(projectId), closedFields(projectId)]);
+      return { current: current!, closedHours: closedHours! };
     },
     async moved(projectIds, opts = {}) {
       const ids = projectIds === 'all' ? [] : projectIds;
-      const closedDays = opts.closedDays === true;
+      const closedHours = opts.closedHours === true;
       try {
-        await moveNow(ids, projectIds === 'all', closedDays);
+        await moveNow(ids, projectIds === 'all', closedHours);
       } catch (err) {
         localEpoch++;
         if (projectIds === 'all' || waiting.fields.size + 2 * ids.length > MAX_PENDING) {
           waiting.all = true;
-          waiting.closedAll ||= closedDays || [...waiting.fields].some((f) => f.startsWith(CLOSED));
+          waiting.closedAll ||= closedHours || [...waiting.fields].some((f) => f.startsWith(CLOSED));
           waiting.fields.clear();
         } else
           for (const id of ids) {
             waiting.fields.add(id);
-            if (closedDays) waiting.fields.add(CLOSED + id);
+            if (closedHours) waiting.fields.add(CLOSED + id);
           }
         log(`[sightline] data version not moved in Redis (${err instanceof Error ? err.message : String(err)}); this process reuses no earlier answer, and the move is made once Redis answers`);
       }

@@ -38,7 +38,7 @@ export class EncodedRows {
   readonly constants?: Readonly<Record<string, string>>;
   /** The projects the rows belong to, when the encoder kept them (moves their data versions; unknown moves every project's). */
   readonly projectIds?: readonly string[];
-  /** The earliest `ts` among the rows as stored text, when the encoder kept it (see versioned-row-store.ts touchesClosedDays). */
+  /** The earliest `ts` among the rows as stored text, when the encoder kept it (see versioned-row-store.ts touchesClosedHours). */
   readonly earliest?: string;
 
   constructor(rows: {

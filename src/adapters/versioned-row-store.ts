@@ -35,22 +35,30 @@ export function earliestOf(rows: Rows): string | undefined {
 }
 
 const STORED_DATE = /^\d{4}-\d{2}-\d{2} /;
+const HOUR_MS = 3_600_000;
 
 /**
- * Whether an insert into `table` may hold events stamped before the UTC day of `now`: what the
- * visits of closed days are summed from (README "Visits of closed days"). Only the raw events
- * count; rows whose earliest stamp is unknown (an import, a batch replayed from the journal) may.
+ * The start of the UTC hour holding `at`: events stamped before it belong to closed hours, whose
+ * visits are summed once and kept (README "Visits of closed hours").
  */
-export function touchesClosedDays(table: string, rows: Rows, now: number): boolean {
+export const closedHoursEnd = (at: number): number => Math.floor(at / HOUR_MS) * HOUR_MS;
+
+/**
+ * Whether an insert into `table` may hold events stamped before the UTC hour of `now` (closed
+ * hours). Only the raw events count; rows whose earliest stamp is unknown (an import, a batch
+ * replayed from the journal) may.
+ */
+export function touchesClosedHours(table: string, rows: Rows, now: number): boolean {
   if (table !== 'events') return false;
   const earliest = earliestOf(rows);
-  return earliest === undefined || !STORED_DATE.test(earliest) || earliest.slice(0, 10) < new Date(now).toISOString().slice(0, 10);
+  // Stored text sorts as time does.
+  return earliest === undefined || !STORED_DATE.test(earliest) || earliest < new Date(closedHoursEnd(now)).toISOString().slice(0, 23).replace('T', ' ');
 }
 
 /**
  * A RowStore that moves the data version of the projects written (see DataVersions) once
- * ClickHouse has the rows, so no cached answer outlives a write, and their closed-days version
- * when the rows may hold events of closed UTC days (touchesClosedDays, at the clock's time once
+ * ClickHouse has the rows, so no cached answer outlives a write, and their closed-hours version
+ * when the rows may hold events of closed hours (touchesClosedHours, at the clock's time once
  * the insert is done), then tells `afterMove` (the answer cache, which computes recently asked
  * answers again). A failed insert moves nothing.
  */
@@ -59,7 +67,7 @@ export function versionedRowStore(store: RowStore, versions: DataVersions, clock
     async insert(table, rows, opts) {
       await store.insert(table, rows, opts);
       const projects = projectsOf(rows);
-      await versions.moved(projects, { closedDays: touchesClosedDays(table, rows, clock.now()) });
+      await versions.moved(projects, { closedHours: touchesClosedHours(table, rows, clock.now()) });
       afterMove?.(projects);
     },
     ping: () => store.ping(),

@@ -3,8 +3,8 @@ import { holdsForEmpty } from './filters.js';
 import { orderAlias, PART_SUMS, type PlanInput, type PlanMetric } from './plan.js';
 
 /*
- * Questions over visits answered in two parts (README "Visits of closed days"): the visits of the
- * period before `cut` (the last UTC midnight) summed once per group of the question's dimensions
+ * Questions over visits answered in two parts (README "Visits of closed hours"): the visits of the
+ * period before `cut` (the start of the current UTC hour) summed once per group of the question's dimensions
  * into visit_parts (migrations 0022–0023), and on every read the sessions with events since the
  * cut grouped whole, as corrections to those sums (plan.ts planSums). Binds what RAW_WINDOW binds,
  * `cut` (DateTime64) and `partKey`; values through the question's binder.

@@ -47,7 +47,7 @@ const CUSTOM = "kind IN ('custom', 'transaction')";
 
 /**
  * What a plan answers: the question's rows (`answer`), or per group of its dimensions the sums
- * that visit_parts keeps (README "Visits of closed days"): over the events before the cut
+ * that visit_parts keeps (README "Visits of closed hours"): over the events before the cut
  * (`beforeCut`, with `readTo` bound to the cut) or, signed, over the sessions with events since
  * the cut (`sinceCut`): each such session's whole visit (sign 1) and its part before the cut
  * (sign -1). Binds `{cut}` for `sinceCut`.

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
-import { answerFromParts } from './closed-days.js';
+import { answerFromParts } from './closed-hours.js';
 import { queryJson, rawParams } from '../reports/query.js';
 import { isTimeDimension } from './dimensions.js';
 import { planQuestion, type PlanInput, type PlanMetric } from './plan.js';
@@ -47,7 +47,7 @@ const metricValue = (value: unknown): number | null => (value === null || value 
  * values keyed by dimension name, metrics keyed by metric name.
  */
 export async function runQuestion(
-  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedDays' | 'background'>,
+  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background'>,
   projectId: string,
   period: ResolvedPeriod,
   q: Question,
@@ -66,7 +66,7 @@ export async function runQuestion(
     // One set for the parts and the whole pass: a miss then sends the rows-after-now check once.
     periodParams: rawParams(deps, projectId, period),
   };
-  // Questions of a period with closed days: from their stored sums where they can be (README "Visits of closed days").
+  // Questions of a period with closed hours: from their stored sums where they can be (README "Visits of closed hours").
   const raw = await answerFromParts(deps, input, () => {
     const plan = planQuestion(input);
     return queryJson(deps, plan.sql, plan.params);

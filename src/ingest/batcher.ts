@@ -92,8 +92,8 @@ class TableQueue {
   /** The projects of the open rows (a superset after a truncate: a data version moved for nothing costs one recomputed answer). */
   openProjects = new Set<string>();
   /**
-   * The earliest `ts` of the open rows (null once a row has none): a batch of only today's rows
-   * leaves the closed days' version alone (versioned-row-store.ts). Like openProjects, an earlier
+   * The earliest `ts` of the open rows (null once a row has none): a batch of only this hour's rows
+   * leaves the closed hours' version alone (versioned-row-store.ts). Like openProjects, an earlier
    * bound after a truncate.
    */
   openEarliest: string | null | undefined = undefined;

@@ -67,10 +67,10 @@ export class AnswerCache {
     const projectId = question.project.id;
     const counts = question.name.startsWith(PART) ? this.partCounts : this.counts;
     let version: string;
-    // The closed-days version comes in the same read, so reads of closed days' sums need no round trip of their own (src/analysis/closed-days.ts).
-    let closedDays: string;
+    // The closed-hours version comes in the same read, so reads of closed hours' sums need no round trip of their own (src/analysis/closed-hours.ts).
+    let closedHours: string;
     try {
-      ({ current: version, closedDays } = await this.versions.both(projectId));
+      ({ current: version, closedHours } = await this.versions.both(projectId));
     } catch {
       return compute(deps);
     }
@@ -80,7 +80,7 @@ export class AnswerCache {
       ...deps,
       clock: { now: () => now },
       latestRow: { projectId, since: Math.floor(now / DAY_MS) * DAY_MS, at: latest },
-      closedDays: { projectId, version: closedDays },
+      closedHours: { projectId, version: closedHours },
     };
     if (!reusable(question, now)) return compute(pinned);
     // The compared range's end at this clock read, resolved as the route resolves it; null when that

@@ -16,8 +16,8 @@ const ALL_ROWS = 4_294_967_295;
  * (VISIT_SUMS) of its visits: one pass over the period's visits answers both the referrers list
  * and stats' bounce rate and views per visit, a part the two reports share through the answer
  * cache (sharedPart). `input` is the request's, and `period` its own range, never a compared one.
- * Like any such question, a period ending now with closed days is answered from their visits
- * summed once a day (answerFromParts in src/analysis/closed-days.ts).
+ * Like any such question, a period ending now with closed hours is answered from their visits
+ * summed once an hour (answerFromParts in src/analysis/closed-hours.ts).
  */
 export function visitsBySource(ctx: ReportContext, period: ResolvedPeriod, input: AnalysisInput): Promise<AnswerRow[]> {
   return sharedPart(ctx, 'visits-by-source', input, (deps) =>

@@ -31,7 +31,7 @@ const DATA_DIR = join(tmpdir(), `sightline-test-${process.pid}`);
 export const TEST_DATA_VERSION_KEY = `dataversion:test:${process.pid}:${Date.now()}`;
 let shared: Promise<NodeRuntime> | null = null;
 /**
- * The clock the shared runtime's own parts read (the row store's closed-days check): the latest
+ * The clock the shared runtime's own parts read (the row store's closed-hours check): the latest
  * harness's, the same as its deps' clock, so writes and reports of a test agree on what today is.
  */
 let runtimeClockOf: Clock = systemClock;

@@ -180,13 +180,13 @@ describe('a whole dashboard through the app', () => {
     await insertEvents(h.deps.rowStore, project.id, events);
   });
 
-  it('sends the stats report’s reads, rollups and the stored visits of closed days, as one statement', async () => {
+  it('sends the stats report’s reads, rollups and the stored visits of closed hours, as one statement', async () => {
     const { sent, reads } = counted(h.deps.clickhouse);
     const deps = { ...h.deps, clickhouse: reads, answers: undefined, clock: fixedClock(h.deps.clock.now()) };
     const app = createApp(deps, createServices(deps));
     const stats = () => app.request(`/api/v1/projects/${domain}/stats?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
     const first = await stats();
-    // The first ask sums the part of closed days after answering.
+    // The first ask sums the part of closed hours after answering.
     await h.deps.background!.settled();
     const before = sent.length;
     const again = await stats();

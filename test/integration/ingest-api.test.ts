@@ -201,7 +201,7 @@ describe('project delete', () => {
   it('removes every row; re-creating the domain gives a new id and empty tables', async () => {
     const old = await project('gone');
     const file = Array.from({ length: 50 }, (_, i) =>
-      // An hour apart, so some fall on earlier UTC days: the visits of closed days are kept too (visit_source_parts).
+      // An hour apart, so some fall on earlier UTC days: the visits of closed hours are kept too (visit_source_parts).
       line({ timestamp: new Date(Date.now() - i * 3_600_000).toISOString(), kind: i % 10 === 0 ? 'custom' : 'pageview', name: 'Signup', visitorId: `v${i}`, sessionId: `s${i}`, url: `https://${old.domain}/x`, countryCode: 'FR', city: 'Paris', browser: 'Chrome', os: 'Android', device: 'Mobile' }),
     ).join('\n');
     expect((await (await importFile(old.domain, file)).json()).imported).toBe(50);

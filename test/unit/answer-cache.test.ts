@@ -18,7 +18,7 @@ function fakeDeps(start: number) {
 }
 const versions = (): DataVersions & { move(): void } => {
   let v = 1;
-  return { current: async () => `v${v}`, closedDays: async () => 'c', both: async () => ({ current: `v${v}`, closedDays: 'c' }), moved: async () => {}, move: () => void v++ };
+  return { current: async () => `v${v}`, closedHours: async () => 'c', both: async () => ({ current: `v${v}`, closedHours: 'c' }), moved: async () => {}, move: () => void v++ };
 };
 
 describe('answer cache (unit)', () => {

@@ -43,7 +43,7 @@ describe('batcher flush under a steady stream of events', () => {
 });
 
 describe('batcher batches', () => {
-  it('carry the earliest stamp of their rows (unknown once a row has none), so a batch of today leaves closed days alone', async () => {
+  it('carry the earliest stamp of their rows (unknown once a row has none), so a batch of this hour leaves closed hours alone', async () => {
     const seen: (string | undefined)[] = [];
     const store: RowStore = {
       async insert(_table, rows) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DATA_VERSION_KEY, redisDataVersions } from '../../src/adapters/data-version.js';
 import { EncodedRows } from '../../src/adapters/row-store.js';
 import { fixedClock } from '../../src/adapters/clock.js';
-import { earliestOf, projectsOf, touchesClosedDays, versionedRowStore } from '../../src/adapters/versioned-row-store.js';
+import { earliestOf, projectsOf, touchesClosedHours, versionedRowStore } from '../../src/adapters/versioned-row-store.js';
 
 /**
  * The three hash commands DataVersions uses, over one Map per key (`hash` is the default key's);
@@ -106,48 +106,48 @@ describe('data versions', () => {
     await expect(redisDataVersions(redis).current('prj_a')).rejects.toThrow();
   });
 
-  it('the closed-days version moves only with writes that may hold closed days, and with every project’s', async () => {
+  it('the closed-hours version moves only with writes that may hold closed hours, and with every project’s', async () => {
     const { redis } = fakeRedis();
     const versions = redisDataVersions(redis);
-    const [a, b] = [await versions.closedDays('prj_a'), await versions.closedDays('prj_b')];
+    const [a, b] = [await versions.closedHours('prj_a'), await versions.closedHours('prj_b')];
     const current = await versions.current('prj_a');
     await versions.moved(['prj_a']);
-    expect(await versions.closedDays('prj_a')).toBe(a);
+    expect(await versions.closedHours('prj_a')).toBe(a);
     expect(await versions.current('prj_a')).not.toBe(current);
-    await versions.moved(['prj_a'], { closedDays: true });
-    const a2 = await versions.closedDays('prj_a');
+    await versions.moved(['prj_a'], { closedHours: true });
+    const a2 = await versions.closedHours('prj_a');
     expect(a2).not.toBe(a);
-    expect(await versions.closedDays('prj_b')).toBe(b);
+    expect(await versions.closedHours('prj_b')).toBe(b);
     await versions.moved('all');
-    expect(await versions.closedDays('prj_b')).toBe(b);
-    await versions.moved('all', { closedDays: true });
-    expect(await versions.closedDays('prj_a')).not.toBe(a2);
-    expect(await versions.closedDays('prj_b')).not.toBe(b);
+    expect(await versions.closedHours('prj_b')).toBe(b);
+    await versions.moved('all', { closedHours: true });
+    expect(await versions.closedHours('prj_a')).not.toBe(a2);
+    expect(await versions.closedHours('prj_b')).not.toBe(b);
   });
 
   it('reads both versions of a project in one round trip, the same as apart', async () => {
     const { redis } = fakeRedis();
     const versions = redisDataVersions(redis);
-    const [current, closedDays] = [await versions.current('prj_a'), await versions.closedDays('prj_a')];
+    const [current, closedHours] = [await versions.current('prj_a'), await versions.closedHours('prj_a')];
     let reads = 0;
     const hmget = redis.hmget.bind(redis);
     (redis as unknown as { hmget: typeof hmget }).hmget = ((...args: Parameters<typeof hmget>) => (reads++, hmget(...args))) as typeof hmget;
-    expect(await versions.both('prj_a')).toEqual({ current, closedDays });
+    expect(await versions.both('prj_a')).toEqual({ current, closedHours });
     expect(reads).toBe(1);
   });
 
-  it('a closed-days move Redis refused is made with the next one it accepts', async () => {
+  it('a closed-hours move Redis refused is made with the next one it accepts', async () => {
     const { redis, refuse } = fakeRedis();
     const other = redisDataVersions(redis);
     const versions = redisDataVersions(redis);
-    const a = await other.closedDays('prj_a');
+    const a = await other.closedHours('prj_a');
     refuse.writes = true;
-    await versions.moved(['prj_a'], { closedDays: true });
+    await versions.moved(['prj_a'], { closedHours: true });
     await versions.moved(['prj_b']);
     refuse.writes = false;
     await versions.moved(['prj_c']);
     // Another instance sees the move that was refused.
-    expect(await other.closedDays('prj_a')).not.toBe(a);
+    expect(await other.closedHours('prj_a')).not.toBe(a);
   });
 
   it('a version lost from Redis comes back as a new token, never an old one', async () => {
@@ -178,7 +178,7 @@ describe('the projects an insert writes', () => {
     let fail = false;
     const store = versionedRowStore(
       { insert: async () => { if (fail) throw new Error('refused'); }, ping: async () => true },
-      { current: async () => 'v', closedDays: async () => 'c', both: async () => ({ current: 'v', closedDays: 'c' }), moved: async (ids) => void moved.push(ids) },
+      { current: async () => 'v', closedHours: async () => 'c', both: async () => ({ current: 'v', closedHours: 'c' }), moved: async (ids) => void moved.push(ids) },
       fixedClock(0),
     );
     await store.insert('events', [{ project_id: 'prj_a' }]);
@@ -187,30 +187,30 @@ describe('the projects an insert writes', () => {
     expect(moved).toEqual([['prj_a']]);
   });
 
-  it('moves their closed-days versions when the events may hold rows before the clock’s UTC day', async () => {
+  it('moves their closed-hours versions when the events may hold rows before the clock’s UTC hour', async () => {
     const closed: boolean[] = [];
-    const clock = fixedClock(Date.parse('2026-03-08T00:00:05Z'));
+    const clock = fixedClock(Date.parse('2026-03-08T12:00:05Z'));
     const store = versionedRowStore(
       { insert: async () => {}, ping: async () => true },
-      { current: async () => 'v', closedDays: async () => 'c', both: async () => ({ current: 'v', closedDays: 'c' }), moved: async (_, opts) => void closed.push(opts?.closedDays === true) },
+      { current: async () => 'v', closedHours: async () => 'c', both: async () => ({ current: 'v', closedHours: 'c' }), moved: async (_, opts) => void closed.push(opts?.closedHours === true) },
       clock,
     );
-    const today = '2026-03-08 00:00:01.000';
-    const yesterday = '2026-03-07 23:59:59.999';
-    await store.insert('events', [{ project_id: 'p', ts: today }]);
-    await store.insert('events', [{ project_id: 'p', ts: today }, { project_id: 'p', ts: yesterday }]);
-    await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], projectIds: ['p'], earliest: today }));
-    await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], projectIds: ['p'], earliest: yesterday }));
+    const thisHour = '2026-03-08 12:00:01.000';
+    const lastHour = '2026-03-08 11:59:59.999';
+    await store.insert('events', [{ project_id: 'p', ts: thisHour }]);
+    await store.insert('events', [{ project_id: 'p', ts: thisHour }, { project_id: 'p', ts: lastHour }]);
+    await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], projectIds: ['p'], earliest: thisHour }));
+    await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], projectIds: ['p'], earliest: lastHour }));
     // Unknown: an import's rows, a replayed batch.
     await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], constants: { project_id: 'p' } }));
     // Bot hits are not what visits are summed from.
-    await store.insert('bot_hits', [{ project_id: 'p', ts: yesterday }]);
+    await store.insert('bot_hits', [{ project_id: 'p', ts: lastHour }]);
     expect(closed).toEqual([false, true, false, true, true, false]);
   });
 
   it('reads the earliest stamp from row objects or the encoder; any row without one makes it unknown', () => {
     expect(earliestOf([{ ts: '2026-03-08 10:00:00.000' }, { ts: '2026-03-07 10:00:00.000' }, { ts: '2026-03-09 00:00:00.000' }])).toBe('2026-03-07 10:00:00.000');
     expect(earliestOf([{ ts: '2026-03-08 10:00:00.000' }, { ts: 5 }])).toBeUndefined();
-    expect(touchesClosedDays('events', [{ ts: 'garbage' }], Date.parse('2026-03-08T12:00:00Z'))).toBe(true);
+    expect(touchesClosedHours('events', [{ ts: 'garbage' }], Date.parse('2026-03-08T12:00:00Z'))).toBe(true);
   });
 });

@@ -10,8 +10,8 @@ const toItem = (r: AnswerRow) => ({ referrer: String(r.source), pageviews: Numbe
  * its visitor count for the source of the visit's first event, so a visit that came from a
  * search engine and went on through the site's own links (stored as `(direct)` on the later
  * pageviews) counts all its pageviews for the search engine. From raw events grouped by visit (the
- * per-pageview referrer rollup cannot tell visits apart), the closed days' visits summed once a
- * day where the period has them (src/analysis/closed-days.ts).
+ * per-pageview referrer rollup cannot tell visits apart), the closed hours' visits summed once an
+ * hour where the period has them (src/analysis/closed-hours.ts).
  */
 export const referrersReport = defineRankedReport({
   name: 'referrers',

@@ -11,7 +11,7 @@ import { queryOne, sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { avgVisitSeconds, STATS_SQL } from '../sql/stats.js';
 import { sharesStatsAndSeries, STATS_TOTALS, statsAndSeries } from '../stats-series.js';
-import { pinClosedDays } from '../../analysis/closed-days.js';
+import { pinClosedHours } from '../../analysis/closed-hours.js';
 import { visitRatesOf } from '../visits-by-source.js';
 
 const nullableNum = (description: string) => v.pipe(v.nullable(v.number()), v.description(description));
@@ -60,8 +60,8 @@ async function measure(ctx: ReportContext, period: ResolvedPeriod, filters: read
       viewsPerVisit: (row?.viewsPerVisit ?? null) as number | null,
     };
   }
-  // The closed-days version first, so the totals and the visits read start together (one engine statement).
-  const pinned = { ...ctx, deps: await pinClosedDays(ctx.deps, ctx.project.id, period) };
+  // The closed-hours version first, so the totals and the visits read start together (one engine statement).
+  const pinned = { ...ctx, deps: await pinClosedHours(ctx.deps, ctx.project.id, period) };
   const totalsOf = async () =>
     input && sharesStatsAndSeries(pinned, period, source)
       ? (await statsAndSeries(pinned, period, input)).totals

@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/adapters/clock.js';
 import { VISIT_SUMS } from '../../src/analysis/plan.js';
 import { METRICS, type Metric } from '../../src/analysis/question.js';
 import { runQuestion, type AnswerRow, type Question } from '../../src/analysis/run.js';
-import { closedDaysCut, pinClosedDays } from '../../src/analysis/closed-days.js';
+import { closedHoursCut, pinClosedHours } from '../../src/analysis/closed-hours.js';
 import { backgroundTasks, type Background } from '../../src/adapters/background.js';
 import { resolvePeriod, type ResolvedPeriod } from '../../src/reports/periods.js';
 import { resolveCustomRange } from '../../src/reports/range.js';
@@ -13,11 +13,14 @@ import { insertEvents, makeEvent, visitsArb, type GenEvent } from '../helpers/ev
 import { filterArb, FILTERABLE, GROUPABLE } from '../helpers/question-arbs.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
 
-const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-/** Noon UTC: the cut (the last UTC midnight) is 12 h back, the period's start days back. */
-const NOW = Date.parse('2026-03-08T12:00:00Z');
-const CUT = NOW - 12 * HOUR;
+/** Half past noon UTC: the cut (the start of the UTC hour) is 30 minutes back, the period's start days back. */
+const NOW = Date.parse('2026-03-08T12:30:00Z');
+const CUT = NOW - 30 * MINUTE;
+/** A moment after the cut. */
+const SINCE_CUT = NOW - 10 * MINUTE;
 const clock = fixedClock(NOW);
 
 let h: Harness;
@@ -26,8 +29,8 @@ beforeAll(async () => {
 });
 afterAll(closeHarness);
 
-/** The deps of the pipeline's one pass: no closed-days version, so no part answers. */
-const wholeDeps = () => ({ ...h.deps, dataVersions: undefined, closedDays: undefined });
+/** The deps of the pipeline's one pass: no closed-hours version, so no part answers. */
+const wholeDeps = () => ({ ...h.deps, dataVersions: undefined, closedHours: undefined });
 
 /** The referrers' question: every source with the visit sums stats adds up. */
 const BY_SOURCE: Question = { metrics: ['pageviews', 'visitors', ...VISIT_SUMS], dimensions: ['source'], filters: [], fold: DIRECT_FOLD, limit: 4_294_967_295 };
@@ -83,13 +86,13 @@ async function storedParts(projectId: string): Promise<[string, number][]> {
 /** Session starts around what matters: the cut, the period's start, and anywhere in the week. */
 const starts = (period: ResolvedPeriod) =>
   fc.oneof(
-    fc.integer({ min: CUT - 4 * HOUR, max: CUT + 2 * HOUR }),
+    fc.integer({ min: CUT - 4 * HOUR, max: NOW }),
     fc.integer({ min: period.from - 4 * HOUR, max: period.from + 2 * HOUR }),
     fc.integer({ min: period.from - DAY, max: NOW - HOUR }),
   );
 
-describe('visits of closed days kept apart', () => {
-  it.each(['UTC', 'Asia/Kolkata', 'America/New_York'])('answer what the pass over the whole period answers (%s): filled, kept, as sessions go on past the cut, and summed again after an import into a closed day', async (timeZone) => {
+describe('visits of closed hours kept apart', () => {
+  it.each(['UTC', 'Asia/Kolkata', 'America/New_York'])('answer what the pass over the whole period answers (%s): filled, kept, as sessions go on past the cut, and summed again after an import into a closed hour', async (timeZone) => {
     const period = resolvePeriod('7d', timeZone, NOW);
     await fc.assert(
       fc.asyncProperty(visitsArb(starts(period)).chain((events) => fc.tuple(fc.constant(events), fc.array(questionArb(events), { minLength: 3, maxLength: 3 }))), fc.integer({ min: 0, max: 1000 }), async ([generated, questions], pick) => {
@@ -115,7 +118,7 @@ describe('visits of closed days kept apart', () => {
         await agree();
         expect(await storedParts(projectId)).toEqual(filled);
 
-        // An import into a closed day moves the closed-days version: the parts are summed again under new keys.
+        // An import into a closed hour moves the closed-hours version: the parts are summed again under new keys.
         const imported: GenEvent[] = [makeEvent({ ts: CUT - 3 * HOUR, visitor: 88, session: 880, referrerSource: 'google.com' })];
         if (goingOn) imported.push({ ...goingOn, ts: CUT - 1, kind: 'custom', eventName: 'download' });
         await insertEvents(h.deps.rowStore, projectId, imported);
@@ -139,7 +142,7 @@ describe('visits of closed days kept apart', () => {
     ]);
     const q: Question = { metrics: ['sessions', 'visitors', 'pageviews', 'events', 'avgDurationSeconds'], dimensions: ['entryPage'], filters: [] };
     expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - HOUR, path: '/later' })]);
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: SINCE_CUT, path: '/later' })]);
     const rows = await sinceCut(projectId, period, q);
     expect(shape(rows)).toEqual(shape(await wholePass(projectId, period, q)));
     expect(rows).toEqual([
@@ -155,7 +158,7 @@ describe('visits of closed days kept apart', () => {
       makeEvent({ ts: NOW - 3 * DAY, visitor: 1, referrerSource: 'google.com' }),
       makeEvent({ ts: NOW - 3 * DAY + 5000, visitor: 1, path: '/pricing' }),
       makeEvent({ ts: NOW - 2 * DAY, visitor: 2 }),
-      makeEvent({ ts: NOW - HOUR, visitor: 3, referrerSource: 't.co' }),
+      makeEvent({ ts: SINCE_CUT, visitor: 3, referrerSource: 't.co' }),
     ]);
     const whole = shape(await wholePass(projectId, period));
     const visit = (source: string, pageviews: number, bounces: number) => ({ source, pageviews, visitors: 1, viewedVisits: 1, bounces, visitPageviews: pageviews });
@@ -186,18 +189,18 @@ describe('visits of closed days kept apart', () => {
     expect((await storedParts(projectId)).map(([, n]) => n)).toEqual([3, 3]);
   });
 
-  it('live events of today keep the part; a batch holding a closed day’s event has it summed again', async () => {
+  it('live events of this hour keep the part; a batch holding a closed hour’s event has it summed again', async () => {
     const projectId = unique('cdv-live');
     const period = resolvePeriod('7d', 'UTC', NOW);
     await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - 2 * DAY, visitor: 1, referrerSource: 'google.com' })]);
     const row = (ts: number, visitor: number) => ({ project_id: projectId, ts: new Date(ts).toISOString().replace('T', ' ').replace('Z', ''), kind: 'pageview', visitor_id: String(visitor), session_id: String(visitor * 10), path: '/', referrer_source: '(direct)' });
     await sinceCut(projectId, period);
     const filled = await storedParts(projectId);
-    await h.deps.sink.write('events', [row(NOW - HOUR, 2), row(NOW - 2 * HOUR, 3)]);
+    await h.deps.sink.write('events', [row(SINCE_CUT, 2), row(CUT, 3)]);
     await h.deps.sink.flush();
     expect(shape(await sinceCut(projectId, period))).toEqual(shape(await wholePass(projectId, period)));
     expect(await storedParts(projectId)).toEqual(filled);
-    await h.deps.sink.write('events', [row(NOW - HOUR, 4), row(CUT - 1, 5)]);
+    await h.deps.sink.write('events', [row(SINCE_CUT, 4), row(CUT - 1, 5)]);
     await h.deps.sink.flush();
     const rows = await sinceCut(projectId, period);
     expect(shape(rows)).toEqual(shape(await wholePass(projectId, period)));
@@ -205,19 +208,19 @@ describe('visits of closed days kept apart', () => {
     expect(await storedParts(projectId)).toHaveLength(2);
   });
 
-  it('without a readable closed-days version, leaves the question to the whole pass', async () => {
+  it('without a readable closed-hours version, leaves the question to the whole pass', async () => {
     const period = resolvePeriod('7d', 'UTC', NOW);
     const projectId = unique('cdv-down');
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - 2 * DAY, referrerSource: 'google.com' }), makeEvent({ ts: NOW - HOUR, visitor: 2 })]);
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - 2 * DAY, referrerSource: 'google.com' }), makeEvent({ ts: SINCE_CUT, visitor: 2 })]);
     const whole = shape(await wholePass(projectId, period));
-    const unreadable = { ...h.deps.dataVersions!, closedDays: () => Promise.reject(new Error('connection refused')) };
+    const unreadable = { ...h.deps.dataVersions!, closedHours: () => Promise.reject(new Error('connection refused')) };
     expect(shape(await runQuestion({ ...h.deps, dataVersions: unreadable }, projectId, period, BY_SOURCE))).toEqual(whole);
-    expect(shape(await runQuestion({ ...h.deps, closedDays: { projectId, version: null } }, projectId, period, BY_SOURCE))).toEqual(whole);
+    expect(shape(await runQuestion({ ...h.deps, closedHours: { projectId, version: null } }, projectId, period, BY_SOURCE))).toEqual(whole);
     expect(await storedParts(projectId)).toEqual([]);
     // A version pinned for the project (as the answer cache pins it for what it computes) is not read again.
-    const pinned = await pinClosedDays(h.deps, projectId, period);
-    expect(await pinClosedDays(h.deps, projectId, resolvePeriod('24h', 'UTC', NOW))).toBe(h.deps);
-    expect(pinned.closedDays).toEqual({ projectId, version: await h.deps.dataVersions!.closedDays(projectId) });
+    const pinned = await pinClosedHours(h.deps, projectId, period);
+    expect(await pinClosedHours(h.deps, projectId, resolvePeriod('24h', 'UTC', NOW))).toBe(h.deps);
+    expect(pinned.closedHours).toEqual({ projectId, version: await h.deps.dataVersions!.closedHours(projectId) });
     expect(shape(await runQuestion({ ...pinned, dataVersions: unreadable }, projectId, period, BY_SOURCE))).toEqual(whole);
     await h.deps.background!.settled();
     expect(await storedParts(projectId)).toHaveLength(1);
@@ -244,7 +247,7 @@ describe('visits of closed days kept apart', () => {
       { metrics: ['visitors'], dimensions: ['entryPage'], filters: [], fold: { as: '(none)', values: ['', '/a'] } },
     ];
     for (const q of [...answered, ...left]) expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: NOW - HOUR, path: '/c' }), makeEvent({ ts: NOW - HOUR, visitor: 2, session: 20, path: '/later' })]);
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: SINCE_CUT, path: '/c' }), makeEvent({ ts: SINCE_CUT, visitor: 2, session: 20, path: '/later' })]);
     for (const q of [...answered, ...left]) expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
     expect(await storedParts(projectId)).toHaveLength(answered.length);
     expect(shape(await sinceCut(projectId, period, left[0]!))).toEqual([{ exitPage: '/c', visitors: 1 }, { exitPage: '/later', visitors: 1 }, { exitPage: '/x', visitors: 1 }]);
@@ -258,19 +261,21 @@ describe('visits of closed days kept apart', () => {
     ]);
   });
 
-  it('leaves periods without closed days to the whole pass', () => {
-    expect(closedDaysCut(h.deps, resolvePeriod('7d', 'UTC', NOW))).toBe(CUT);
-    expect(closedDaysCut(h.deps, resolvePeriod('today', 'UTC', NOW))).toBeNull();
+  it('leaves periods without closed hours to the whole pass', () => {
+    expect(closedHoursCut(h.deps, resolvePeriod('7d', 'UTC', NOW))).toBe(CUT);
+    // Today has closed hours too, except in its first hour.
+    expect(closedHoursCut(h.deps, resolvePeriod('today', 'UTC', NOW))).toBe(CUT);
+    const midnight = NOW - 12 * HOUR - 30 * MINUTE;
+    expect(closedHoursCut({ clock: fixedClock(midnight + 30 * MINUTE) }, resolvePeriod('today', 'UTC', midnight + 30 * MINUTE))).toBeNull();
     // 24h starts at a new instant at every request: a part would be summed each time.
-    expect(closedDaysCut(h.deps, resolvePeriod('24h', 'UTC', NOW))).toBeNull();
+    expect(closedHoursCut(h.deps, resolvePeriod('24h', 'UTC', NOW))).toBeNull();
     // A range that ended before now has no part since the cut.
-    expect(closedDaysCut(h.deps, resolveCustomRange('2026-02-01', '2026-02-10', 'UTC', NOW))).toBeNull();
-    // In a zone ahead of UTC, today may start before the last UTC midnight: that slice is kept too.
-    expect(closedDaysCut(h.deps, resolvePeriod('today', 'Asia/Tokyo', NOW))).toBe(CUT);
-    // For a minute after midnight the cut stays at the one before (writers' clocks may lag).
+    expect(closedHoursCut(h.deps, resolveCustomRange('2026-02-01', '2026-02-10', 'UTC', NOW))).toBeNull();
+    expect(closedHoursCut(h.deps, resolvePeriod('today', 'Asia/Tokyo', NOW))).toBe(CUT);
+    // For a minute after the hour begins the cut stays at the one before (writers' clocks may lag).
     const justAfter = { clock: fixedClock(CUT + 30_000) };
-    expect(closedDaysCut(justAfter, resolvePeriod('7d', 'UTC', CUT + 30_000))).toBe(CUT - DAY);
+    expect(closedHoursCut(justAfter, resolvePeriod('7d', 'UTC', CUT + 30_000))).toBe(CUT - HOUR);
     const later = { clock: fixedClock(CUT + 61_000) };
-    expect(closedDaysCut(later, resolvePeriod('7d', 'UTC', CUT + 61_000))).toBe(CUT);
+    expect(closedHoursCut(later, resolvePeriod('7d', 'UTC', CUT + 61_000))).toBe(CUT);
   });
 });

@@ -2,67 +2,67 @@ import type { Deps } from '../deps.js';
 import { toClickHouseDateTime64, type ResolvedPeriod } from '../reports/periods.js';
 import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams } from '../reports/query.js';
 import { hashToUInt64 } from '../ingest/enrich/visitor.js';
+import { closedHoursEnd } from '../adapters/versioned-row-store.js';
 import { Binder } from './binder.js';
 import { planSums, type PlanInput } from './plan.js';
 import { fillPartSql, PART_EXISTS_SQL, PART_STORED, partsCanAnswer, readPartsSql } from './plan-parts.js';
 
-const DAY_MS = 86_400_000;
 /**
- * How long after a UTC midnight the cut stays at the one before: a writer whose clock is behind by
- * less stamps its last rows of the old day before the cut, or moves the closed-days version.
+ * How long after the start of a UTC hour the cut stays at the one before: a writer whose clock is
+ * behind by less stamps its last rows of the old hour before the cut, or moves the closed-hours version.
  */
 const CLOCK_SKEW_MS = 60_000;
 
-type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedDays' | 'background'>;
+type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background'>;
 
-/** The project's closed-days version: the one pinned on `deps` (pinClosedDays), else read; null when unreadable or unknown. */
-async function closedDaysVersion(deps: ReadDeps, projectId: string): Promise<string | null> {
-  if (deps.closedDays?.projectId === projectId) return deps.closedDays.version;
+/** The project's closed-hours version: the one pinned on `deps` (pinClosedHours), else read; null when unreadable or unknown. */
+async function closedHoursVersion(deps: ReadDeps, projectId: string): Promise<string | null> {
+  if (deps.closedHours?.projectId === projectId) return deps.closedHours.version;
   if (!deps.dataVersions) return null;
-  return deps.dataVersions.closedDays(projectId).catch(() => null);
+  return deps.dataVersions.closedHours(projectId).catch(() => null);
 }
 
 /**
- * `deps` with the project's closed-days version read once and pinned, when `period` has closed
- * days: reads that start together after it (a report's reads, which the embedded engine takes as
+ * `deps` with the project's closed-hours version read once and pinned, when `period` has closed
+ * hours: reads that start together after it (a report's reads, which the embedded engine takes as
  * one statement when they wait together) then need no round trip to Redis between them. The
  * answer cache pins it for everything it computes.
  */
-export async function pinClosedDays<D extends ReadDeps>(deps: D, projectId: string, period: ResolvedPeriod): Promise<D> {
-  if (deps.closedDays?.projectId === projectId || closedDaysCut(deps, period) === null) return deps;
-  return { ...deps, closedDays: { projectId, version: await closedDaysVersion(deps, projectId) } };
+export async function pinClosedHours<D extends ReadDeps>(deps: D, projectId: string, period: ResolvedPeriod): Promise<D> {
+  if (deps.closedHours?.projectId === projectId || closedHoursCut(deps, period) === null) return deps;
+  return { ...deps, closedHours: { projectId, version: await closedHoursVersion(deps, projectId) } };
 }
 
 /**
- * The last UTC midnight (a minute late, CLOCK_SKEW_MS), where a period ending now is cut in two
- * (README "Visits of closed days"), or null when the period has no closed day to keep: it ended
- * before now, starts at or after that midnight, or (`24h`) starts at a new instant at every request.
+ * The start of the current UTC hour (a minute late, CLOCK_SKEW_MS), where a period ending now is
+ * cut in two (README "Visits of closed hours"), or null when the period has no closed hour to keep:
+ * it ended before now, starts at or after the cut, or (`24h`) starts at a new instant at every request.
  */
-export function closedDaysCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): number | null {
+export function closedHoursCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): number | null {
   const now = deps.clock.now();
   if (period.key === '24h' || period.to < now - ENDED_BEFORE_NOW_MS) return null;
-  const cut = Math.floor((now - CLOCK_SKEW_MS) / DAY_MS) * DAY_MS;
+  const cut = closedHoursEnd(now - CLOCK_SKEW_MS);
   return period.from < cut ? cut : null;
 }
 
 /**
- * The rows of a question (plan-parts.ts partsCanAnswer) of a period ending now with closed days
- * (closedDaysCut), read from parts: the visits of the days before the cut summed once per group of
- * the question's dimensions, for its filters, period start, cut and closed-days version
+ * The rows of a question (plan-parts.ts partsCanAnswer) of a period ending now with closed hours
+ * (closedHoursCut), read from parts: the visits before the cut summed once per group of
+ * the question's dimensions, for its filters, period start, cut and closed-hours version
  * (visit_parts; a write that may hold rows before the cut moves the version, so such a part is
  * summed again), and on each read the sessions with events since the cut grouped by session.
- * `wholePass` answers what parts cannot: other questions, a closed-days version that cannot be
+ * `wholePass` answers what parts cannot: other questions, a closed-hours version that cannot be
  * read (Redis down), and a part not summed yet when `deps.background` can sum it after the answer
  * (the first ask of a question costs no more than before; without it the part is summed first).
  */
 export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: () => Promise<Record<string, unknown>[]>): Promise<Record<string, unknown>[]> {
-  const cut = closedDaysCut(deps, q.period);
+  const cut = closedHoursCut(deps, q.period);
   if (cut === null || !partsCanAnswer(q)) return wholePass();
-  const version = await closedDaysVersion(deps, q.projectId);
+  const version = await closedHoursVersion(deps, q.projectId);
   if (version === null) return wholePass();
   // What the stored sums depend on: the groups (time buckets are the zone's) and the filters; metrics, order and page are the read's.
   // Hashed in this turn of the event loop (SHA-256 through WebCrypto is not), so a report's reads still start together
-  // and go as one statement; 64 bits and the length among one project's questions of a day.
+  // and go as one statement; 64 bits and the length among one project's questions of two days (the parts' retention).
   const shape = JSON.stringify([q.dimensions, q.filters, q.period.bucketTimeZone]);
   const question = `${hashToUInt64(shape)}.${shape.length}`;
   const binder = new Binder({
