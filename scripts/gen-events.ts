@@ -150,10 +150,17 @@ async function insertChunks(
   }
 }
 
+/**
+ * The instant a benchmark's data ends and its clock stands: the last second of the previous UTC
+ * hour, so a period ending now has a whole hour of sessions since its parts' cut (README "Visits
+ * of closed hours"), the most a read from parts ever regroups.
+ */
+export const benchNow = (at: number = Date.now()): number => Math.floor(at / 3_600_000) * 3_600_000 - 1000;
+
 /** Generates every event of the benchmark at `scale`, then merges the rollups. */
 export async function generateEvents(ch: ClickHouseClient, scale: number, log: (line: string) => void = console.log): Promise<BenchMeta> {
   const started = Date.now();
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(benchNow() / 1000);
   // Day 0 is midnight UTC 89 days before today, so `90d` in UTC covers every generated row.
   const t0 = Math.floor(now / 86400) * 86400 - (DAYS - 1) * 86400;
   const mainEvents = Math.round(MAIN_EVENTS * scale);

@@ -26,7 +26,7 @@ import type { RowStore } from '../src/adapters/row-store.js';
 import { RowBinaryWriter, rowBinaryEncoder } from '../src/adapters/rowbinary.js';
 import { insertLines, RowBuffer, TABLE_COLUMNS } from '../src/ingest/insert.js';
 import { eventRow, type EventFields } from '../src/ingest/pipeline.js';
-import { argValue, countryList, MAIN_PROJECT_ID, OTHER_PROJECTS, scaleArg, type BenchMeta } from './gen-events.js';
+import { argValue, benchNow, countryList, MAIN_PROJECT_ID, OTHER_PROJECTS, scaleArg, type BenchMeta } from './gen-events.js';
 import { seededRandom, zipf } from './seeded-random.js';
 
 const MAIN_EVENTS = 10_000_000;
@@ -176,7 +176,7 @@ export type LiveEncoding = 'json' | 'rowbinary';
 /** Generates the live-shape events at `scale` through `store`; answers the metadata. */
 export async function generateLiveEvents(store: RowStore, scale: number, log: (line: string) => void = console.log, encoding: LiveEncoding = 'rowbinary'): Promise<BenchMeta> {
   const started = Date.now();
-  const now = Date.now();
+  const now = benchNow();
   const t0 = Math.floor(now / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS;
   const mainEvents = Math.round(MAIN_EVENTS * scale);
   const otherEvents = Math.round(OTHER_EVENTS * scale);
