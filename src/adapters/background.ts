@@ -11,8 +11,12 @@ export interface Background {
   settled(): Promise<void>;
 }
 
-/** Background tasks of this process (Node); Workers have none, so such work runs before the answer there. */
-export function backgroundTasks(): Background {
+/**
+ * Background tasks of this process, one per key at a time. Node keeps them running by itself; a
+ * Worker passes `keepAlive` (the current request's `waitUntil`), or the runtime may stop a task
+ * once the answer is sent.
+ */
+export function backgroundTasks(keepAlive?: (task: Promise<void>) => void): Background {
   const running = new Map<string, Promise<void>>();
   return {
     run(key, task) {
@@ -25,6 +29,7 @@ export function backgroundTasks(): Background {
         )
         .finally(() => running.delete(key));
       running.set(key, done);
+      keepAlive?.(done);
     },
     async settled() {
       while (running.size) await Promise.all(running.values());

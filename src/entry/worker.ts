@@ -1,8 +1,10 @@
 /// <reference path="./worker-configuration.d.ts" />
 /// <reference path="./worker-runtime.d.ts" />
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createClient } from '@clickhouse/client-web';
 import { Redis } from '@upstash/redis/cloudflare';
 import { createApp } from '../app.js';
+import { backgroundTasks } from '../adapters/background.js';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { clickhouseSettings } from '../adapters/clickhouse.js';
 import { systemClock } from '../adapters/clock.js';
@@ -33,6 +35,9 @@ interface Isolate {
 
 let isolate: Isolate | null = null;
 
+/** The request being served, so work it starts in the background is kept alive by its `waitUntil`. */
+const requestContexts = new AsyncLocalStorage<ExecutionContext>();
+
 /** String-valued vars and secrets: what the config schema reads. */
 const stringVars = (env: WorkerEnv) =>
   Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
@@ -62,7 +67,9 @@ function isolateFor(env: WorkerEnv): Isolate {
   // Each isolate keeps its own answers; the data versions in Redis tell it when they are stale.
   const versions = redisDataVersions(redis, logError);
   const rowStore = versionedRowStore(serverRowStore(clickhouse, rowsAsObjects), versions, systemClock);
-  const deps: Deps = { config, redis, clickhouse, rowStore, dataVersions: versions, answers: new AnswerCache(versions), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
+  // Work after the answer (a question's stored part summed once it was answered) lives as long as the request's waitUntil lets it.
+  const background = backgroundTasks((task) => requestContexts.getStore()?.waitUntil(task));
+  const deps: Deps = { config, redis, clickhouse, rowStore, dataVersions: versions, answers: new AnswerCache(versions), background, clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
   isolate = { fingerprint, deps, app: createApp(deps) };
   return isolate;
 }
@@ -103,7 +110,7 @@ export default {
       logError('[sightline] service misconfigured', err);
       return Response.json({ error: 'Service misconfigured' }, { status: 500 });
     }
-    return app.fetch(request, env, ctx as never);
+    return requestContexts.run(ctx, () => app.fetch(request, env, ctx as never));
   },
 
   async queue(batch: MessageBatch<EventsMessage>, env: WorkerEnv): Promise<void> {

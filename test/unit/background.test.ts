@@ -38,4 +38,17 @@ describe('background tasks', () => {
     expect(done).toEqual(['inner']);
     expect(logged.mock.calls.flat().join('\n')).toMatch(/background task failed: fails[\s\S]*engine refused/);
   });
+
+  it('hand each task they start to keepAlive (a Worker’s waitUntil), never one they skip, settled whatever the task did', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const kept: Promise<void>[] = [];
+    const bg = backgroundTasks((task) => kept.push(task));
+    bg.run('a', () => new Promise((r) => setTimeout(r, 5)));
+    bg.run('a', async () => {});
+    bg.run('b', async () => {
+      throw new Error('engine refused');
+    });
+    expect(kept).toHaveLength(2);
+    await expect(Promise.all(kept)).resolves.toEqual([undefined, undefined]);
+  });
 });

@@ -66,6 +66,39 @@ describe('Worker in workerd', () => {
     await web.close();
   });
 
+  it('answers a question of closed hours at once and sums its part after the answer, kept alive by the request’s waitUntil', async () => {
+    const partsDomain = `${unique('edge-parts')}.example.com`;
+    const created = await call('POST', '/api/v1/projects', { token: user.writeKey, body: { name: 'Edge parts', domain: partsDomain } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const partsId = ((await created.json()) as { id: string }).id;
+    const view = (agoMs: number, visitor: string, referrer?: string) =>
+      JSON.stringify({ timestamp: new Date(Date.now() - agoMs).toISOString(), kind: 'pageview', visitorId: visitor, sessionId: 's', url: `https://${partsDomain}/`, ...(referrer ? { referrer } : {}) });
+    const lines = [view(2 * 86_400_000, 'a', 'https://www.google.com/'), view(2 * 86_400_000 - 60_000, 'a'), view(3 * 3_600_000, 'b'), view(1000, 'c', 'https://t.co/x')];
+    const imported = await call('POST', `/api/v1/projects/${partsDomain}/import`, { token: user.writeKey, body: lines.join('\n'), headers: { 'Content-Type': 'application/x-ndjson' } });
+    expect(await imported.json()).toEqual({ imported: 4, rejected: 0, errors: [] });
+
+    // A context of our own: what the Worker hands to waitUntil is collected, not awaited for it.
+    const handed: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (p: Promise<unknown>) => void handed.push(p), passThroughOnException: () => {}, props: {} };
+    const request = new Request(`https://sightline.test/api/v1/projects/${partsDomain}/breakdown?period=7d&dimension=source&metrics=visitors,pageviews`, { headers: { Authorization: `Bearer ${user.readKey}` } });
+    const res = await worker.fetch(request, testEnv as never, ctx as never);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: unknown[] }).data).toEqual([
+      { source: '(direct)', visitors: 1, pageviews: 1 },
+      { source: 'google.com', visitors: 1, pageviews: 2 },
+      { source: 't.co', visitors: 1, pageviews: 1 },
+    ]);
+    expect(handed).toHaveLength(1);
+    await Promise.all(handed);
+    const web = createClient({ url: testEnv.CLICKHOUSE_URL });
+    const stored = await (
+      await web.query({ query: 'SELECT marker, value FROM visit_parts WHERE project_id = {id:String} ORDER BY marker, value', query_params: { id: partsId }, format: 'JSONEachRow' })
+    ).json();
+    // The marker and the two sources before the cut (t.co came after it).
+    expect(stored).toEqual([{ marker: 0, value: '(direct)' }, { marker: 0, value: 'google.com' }, { marker: 1, value: '' }]);
+    await web.close();
+  });
+
   it('ingests /api/event through the queue into ClickHouse, with geo from request.cf', async () => {
     const cf = { country: 'DE', region: 'Berlin', city: 'Berlin', asn: 3320, verifiedBotCategory: '' };
     for (const path of ['/edge', '/edge', '/other']) {
