@@ -39,9 +39,9 @@ export interface Deps {
    */
   dataVersions?: import('./adapters/data-version.js').DataVersions;
   /**
-   * Optional: runs work after the answer without holding the request (Node: a part of closed hours
-   * summed after its first question was answered by the whole pass). Without it (Workers) that work
-   * runs before the answer.
+   * Optional: runs work after the answer without holding the request (a part of closed hours summed
+   * after its first question was answered by the whole pass; on Workers kept alive by the request's
+   * waitUntil). Without it that work runs before the answer.
    */
   background?: import('./adapters/background.js').Background;
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */
