@@ -1,12 +1,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
-import { VISIT_SUMS } from '../../src/analysis/plan.js';
+import { Binder } from '../../src/analysis/binder.js';
+import { planSums, VISIT_SUMS, type PlanInput } from '../../src/analysis/plan.js';
+import { PART_STORED, readPartsSql } from '../../src/analysis/plan-parts.js';
+import { rawParams } from '../../src/reports/query.js';
 import { METRICS, type Metric } from '../../src/analysis/question.js';
 import { runQuestion, type AnswerRow, type Question } from '../../src/analysis/run.js';
 import { closedHoursCut, pinClosedHours } from '../../src/analysis/closed-hours.js';
 import { backgroundTasks, type Background } from '../../src/adapters/background.js';
-import { resolvePeriod, type ResolvedPeriod } from '../../src/reports/periods.js';
+import { resolvePeriod, toClickHouseDateTime64, type ResolvedPeriod } from '../../src/reports/periods.js';
 import { resolveCustomRange } from '../../src/reports/range.js';
 import { DIRECT_FOLD } from '../../src/reports/visits-by-source.js';
 import { insertEvents, makeEvent, visitsArb, type GenEvent } from '../helpers/events-gen.js';
@@ -259,6 +262,28 @@ describe('visits of closed hours kept apart', () => {
       { page: '/later', visitors: 1, sessions: 1 },
       { page: '/x', visitors: 1, sessions: 1 },
     ]);
+  });
+
+  it('a read whose part is not summed yet reads no events: its guard holds before any granule is read', async () => {
+    const projectId = unique('cdv-guard');
+    const period = resolvePeriod('7d', 'UTC', NOW);
+    await insertEvents(h.deps.rowStore, projectId, Array.from({ length: 60 }, (_, i) => makeEvent({ ts: NOW - 2 * DAY + i * 1000, visitor: i + 1 })));
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: SINCE_CUT, visitor: 1000 })]);
+    const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
+    /** The rows the read took from every table (ClickHouse's own count, in JSON output's statistics). */
+    const rowsRead = async (partKey: string) => {
+      const binder = new Binder({ ...rawParams(h.deps, projectId, period), cut: toClickHouseDateTime64(CUT), partKey });
+      const sql = readPartsSql(q, planSums(q, binder, 'sinceCut', PART_STORED), binder);
+      const rs = await h.deps.clickhouse.query({ query: sql, query_params: binder.params, format: 'JSON' });
+      const { data, statistics } = (await rs.json()) as unknown as { data: unknown[]; statistics: { rows_read: number } };
+      return { rows: data.length, read: statistics.rows_read };
+    };
+    const missing = await rowsRead('never-summed');
+    // With the part's marker stored the guard lets the read through: the period's 61 events are read too.
+    await h.deps.clickhouse.command({ query: "INSERT INTO visit_parts (project_id, part_key, marker) VALUES ({projectId:String}, 'summed', 1)", query_params: { projectId } });
+    const stored = await rowsRead('summed');
+    expect(stored.read - missing.read).toBeGreaterThanOrEqual(61);
+    expect([missing.rows, stored.rows]).toEqual([0, 1]);
   });
 
   it('leaves periods without closed hours to the whole pass', () => {
