@@ -35,7 +35,7 @@ interface Isolate {
 
 let isolate: Isolate | null = null;
 
-/** The request being served, so work it starts in the background is kept alive by its `waitUntil`. */
+/** The request (or cron run) being served, so work it starts in the background is kept alive by its `waitUntil`. */
 const requestContexts = new AsyncLocalStorage<ExecutionContext>();
 
 /** String-valued vars and secrets: what the config schema reads. */
@@ -128,8 +128,8 @@ export default {
   },
 
   /** Cron: salt rotation and due scheduled exports; a failed job fails the run so it shows in the dashboard. */
-  async scheduled(controller: ScheduledController, env: WorkerEnv): Promise<void> {
-    const { errors } = await runScheduledJobs(isolateFor(env).deps, controller.scheduledTime);
+  async scheduled(controller: ScheduledController, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
+    const { errors } = await requestContexts.run(ctx, () => runScheduledJobs(isolateFor(env).deps, controller.scheduledTime));
     if (errors.length > 0) throw new Error(errors.join('; '));
   },
 };

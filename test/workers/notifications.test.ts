@@ -1,5 +1,5 @@
 /// <reference types="@cloudflare/vitest-pool-workers/types" />
-import { createScheduledController } from 'cloudflare:test';
+import { createExecutionContext, createScheduledController } from 'cloudflare:test';
 import { createClient } from '@clickhouse/client-web';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../src/entry/worker.js';
@@ -85,9 +85,9 @@ describe('notifications on Workers (email API mocked at the HTTP boundary)', () 
     const at = Date.parse(nextRunAt) + 60_000;
     // The last event two hours before the run: silent for the alert's hour, after a day with events.
     await insertPageviews([{ at: at - 2 * 3_600_000, visitor: 9, session: 9, path: '/late' }]);
-    await worker.scheduled(createScheduledController({ scheduledTime: at, cron: '*/15 * * * *' }), testEnv as never);
+    await worker.scheduled(createScheduledController({ scheduledTime: at, cron: '*/15 * * * *' }), testEnv as never, createExecutionContext() as never);
     expect(await sentTo(to())).toHaveLength(before + 1);
-    await worker.scheduled(createScheduledController({ scheduledTime: at + 60_000, cron: '*/15 * * * *' }), testEnv as never);
+    await worker.scheduled(createScheduledController({ scheduledTime: at + 60_000, cron: '*/15 * * * *' }), testEnv as never, createExecutionContext() as never);
     expect(await sentTo(to())).toHaveLength(before + 1);
     // The alert fired on the first run only: the silence went on, but it had not cleared.
     const alerts = await sentTo(`alerts-${to()}`);

@@ -147,7 +147,7 @@ describe('Worker in workerd', () => {
     expect(put.status).toBe(201);
     const { nextRunAt } = (await put.json()) as { nextRunAt: string };
     const at = Date.parse(nextRunAt) + 60_000;
-    await worker.scheduled(createScheduledController({ scheduledTime: at, cron: '*/15 * * * *' }), testEnv as never);
+    await worker.scheduled(createScheduledController({ scheduledTime: at, cron: '*/15 * * * *' }), testEnv as never, createExecutionContext() as never);
     const name = `sightline-${domain}-today-${nextRunAt.slice(0, 10)}.csv`;
     const object = await testEnv.EXPORTS.get(`${projectId}/${name}`);
     expect(object).not.toBeNull();
@@ -161,7 +161,7 @@ describe('Worker in workerd', () => {
     expect(file.status).toBe(200);
     expect(await file.text()).toBe(stored);
     // The same slot again: nothing new (the Redis lock and slot record).
-    await worker.scheduled(createScheduledController({ scheduledTime: at + 60_000 }), testEnv as never);
+    await worker.scheduled(createScheduledController({ scheduledTime: at + 60_000 }), testEnv as never, createExecutionContext() as never);
     expect((await testEnv.EXPORTS.list({ prefix: `${projectId}/` })).objects).toHaveLength(1);
     await call('DELETE', `${projectPath()}/export/schedule`, { token: user.writeKey });
   });
