@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import { toClickHouseDateTime64 } from './clickhouse-time.js';
 import type { DataVersions } from './data-version.js';
 import { EncodedRows, type RowStore, type Rows } from './row-store.js';
 
@@ -51,8 +52,7 @@ export const closedHoursEnd = (at: number): number => Math.floor(at / HOUR_MS) *
 export function touchesClosedHours(table: string, rows: Rows, now: number): boolean {
   if (table !== 'events') return false;
   const earliest = earliestOf(rows);
-  // Stored text sorts as time does.
-  return earliest === undefined || !STORED_DATE.test(earliest) || earliest < new Date(closedHoursEnd(now)).toISOString().slice(0, 23).replace('T', ' ');
+  return earliest === undefined || !STORED_DATE.test(earliest) || earliest < toClickHouseDateTime64(closedHoursEnd(now));
 }
 
 /**

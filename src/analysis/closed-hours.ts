@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
-import { toClickHouseDateTime64, type ResolvedPeriod } from '../reports/periods.js';
+import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
+import type { ResolvedPeriod } from '../reports/periods.js';
 import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams } from '../reports/query.js';
 import { hashToUInt64 } from '../ingest/enrich/visitor.js';
 import { closedHoursEnd } from '../adapters/versioned-row-store.js';

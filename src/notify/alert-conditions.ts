@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { toClickHouseDateTime } from '../reports/periods.js';
+import { toClickHouseDateTime } from '../adapters/clickhouse-time.js';
 import { queryOne } from '../reports/query.js';
 import type { Alert } from './alert-store.js';
 

@@ -2,7 +2,7 @@ import type { DataVersions } from '../adapters/data-version.js';
 import type { Deps } from '../deps.js';
 import type { Project } from '../projects/store.js';
 import { AnswerRefresher, type RefreshOptions } from './answer-refresh.js';
-import { toClickHouseDateTime64 } from './periods.js';
+import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import { resolveRanges, type RangeAsked } from './project-range.js';
 import { queryOne } from './query.js';
 

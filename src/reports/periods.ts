@@ -100,8 +100,3 @@ export function resolvePeriod(key: PeriodKey, timeZone: string, now: number): Re
   }
   return { key, from: first.epochMilliseconds, now, to, granularity: 'day', bucketTimeZone: zone, buckets };
 }
-
-/** ClickHouse DateTime literal (UTC, seconds) for a bound parameter of type DateTime('UTC'). */
-export const toClickHouseDateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-/** ClickHouse DateTime64(3) literal (UTC, milliseconds) for a bound parameter of type DateTime64(3, 'UTC'). */
-export const toClickHouseDateTime64 = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ');

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
-import { toClickHouseDateTime, toClickHouseDateTime64, type ResolvedPeriod } from './periods.js';
+import { toClickHouseDateTime, toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
+import type { ResolvedPeriod } from './periods.js';
 import { withoutEdgeRows, withoutRawSlices } from './sql/window.js';
 
 /** How a result column is read back: 64-bit integers arrive as strings and become numbers. */

@@ -5,7 +5,8 @@ import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
 import { limitParam } from '../params.js';
 import { queryRows, rawParams, type QueryParams } from '../query.js';
-import { toClickHouseDateTime64, type ResolvedPeriod } from '../periods.js';
+import { toClickHouseDateTime64 } from '../../adapters/clickhouse-time.js';
+import type { ResolvedPeriod } from '../periods.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import {
   filteredLatestVisitorIdsSql,

@@ -1,0 +1,7 @@
+/** ClickHouse DateTime literal (UTC, seconds) for a bound parameter of type DateTime('UTC'). */
+export const toClickHouseDateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+/**
+ * ClickHouse DateTime64(3) literal (UTC, milliseconds) for a bound parameter of type
+ * DateTime64(3, 'UTC'); also the text a stored `ts` reads as, which sorts as time does.
+ */
+export const toClickHouseDateTime64 = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
