@@ -5,8 +5,8 @@ import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams }
 import { hashToUInt64 } from '../ingest/enrich/visitor.js';
 import { closedHoursEnd } from '../adapters/versioned-row-store.js';
 import { Binder } from './binder.js';
-import { planSums, type PlanInput } from './plan.js';
-import { fillPartSql, PART_EXISTS_SQL, PART_STORED, partsCanAnswer, readPartsSql } from './plan-parts.js';
+import type { PlanInput } from './plan.js';
+import { fillPartSql, PART_EXISTS_SQL, partsCanAnswer, readPartsSql } from './plan-parts.js';
 
 /**
  * How long after the start of a UTC hour the cut stays at the one before: a writer whose clock is
@@ -71,14 +71,14 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
     cut: toClickHouseDateTime64(cut),
     partKey: `${question}:${q.period.from}-${cut}-${version}`,
   });
-  const sql = readPartsSql(q, planSums(q, binder, 'sinceCut', PART_STORED), binder);
+  const sql = readPartsSql(q, binder);
   const exists = queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number' });
   const rows = queryJson(deps, sql, binder.params);
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
   rows.catch(() => {});
   // Both go as one statement on the embedded engine.
   if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
-  const fill = () => fillPart(deps, fillPartSql(q.dimensions.length, planSums(q, binder, 'beforeCut')), { ...binder.params, readTo: binder.params.cut! });
+  const fill = () => fillPart(deps, fillPartSql(q, binder), { ...binder.params, readTo: binder.params.cut! });
   if (deps.background) {
     const answer = wholePass();
     // After the answer, so the two do not share the cores; one fill per part at a time.

@@ -1,6 +1,6 @@
 import type { Binder } from './binder.js';
 import { holdsForEmpty } from './filters.js';
-import { orderAlias, PART_SUMS, type PlanInput, type PlanMetric } from './plan.js';
+import { orderAlias, PART_SUMS, planSums, type PlanInput, type PlanMetric } from './plan.js';
 
 /*
  * Questions over visits answered in two parts (README "Visits of closed hours"): the visits of the
@@ -27,15 +27,15 @@ export function partsCanAnswer(q: Pick<PlanInput, 'filters' | 'dimensions' | 'fo
   return !(q.dimensions[0] === 'entryPage' && q.fold?.values.includes(''));
 }
 
-/** The part before the cut (`beforeCut`: planSums over the events before it), and the marker row that says the part exists. */
-export function fillPartSql(dimensions: number, beforeCut: string): string {
-  const values = VALUE_COLUMNS.map((_, i) => (i < dimensions ? `d${i}` : "''"));
+/** The part before the cut (planSums `beforeCut`: over the events before it, `readTo` bound to the cut), and the marker row that says the part exists. */
+export function fillPartSql(q: PlanInput, binder: Binder): string {
+  const values = VALUE_COLUMNS.map((_, i) => (i < q.dimensions.length ? `d${i}` : "''"));
   return `
 INSERT INTO visit_parts (project_id, part_key, marker, ${VALUE_COLUMNS.join(', ')}, ${PART_SUMS.join(', ')})
 SELECT {projectId:String}, {partKey:String}, 1, '', '', '', 0, 0, uniqCombinedStateIf(14)(toUInt64(0), 0), 0, 0, 0, 0, 0, 0
 UNION ALL
 SELECT {projectId:String}, {partKey:String}, 0, ${values.join(', ')}, ${PART_SUMS.map((c) => `s_${c}`).join(', ')}
-FROM (${beforeCut})`;
+FROM (${planSums(q, binder, 'beforeCut')})`;
 }
 
 const MARKERS = 'FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 1';
@@ -45,7 +45,7 @@ export const PART_EXISTS_SQL = `SELECT count() AS n ${MARKERS}`;
  * The corrections' condition: the part exists. A scalar subquery is a constant by the time the
  * events are read, so a read sent beside PART_EXISTS_SQL for a part not summed yet reads no events.
  */
-export const PART_STORED = `(SELECT count() ${MARKERS}) > 0`;
+const PART_STORED = `(SELECT count() ${MARKERS}) > 0`;
 
 /** Each metric over the summed parts and corrections (the same numbers as plan.ts METRIC_SQL over the visits themselves). Closed table. */
 const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {
@@ -62,12 +62,13 @@ const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {
 };
 
 /**
- * The question read from its stored part and the corrections (`sinceCut`: planSums over the
+ * The question read from its stored part and the corrections (planSums `sinceCut` over the
  * sessions with events since the cut, each whole visit added and its part before the cut taken
- * out). Rows, order and page as plan.ts answers the question; `binder` holds the period's
- * parameters, `cut` and `partKey`.
+ * out; guarded by PART_STORED). Rows, order and page as plan.ts answers the question; `binder`
+ * holds the period's parameters, `cut` and `partKey`.
  */
-export function readPartsSql(q: PlanInput, sinceCut: string, binder: Binder): string {
+export function readPartsSql(q: PlanInput, binder: Binder): string {
+  const sinceCut = planSums(q, binder, 'sinceCut', PART_STORED);
   const dims = q.dimensions.map((_, i) => i);
   const stored = `SELECT ${[...dims.map((i) => `${VALUE_COLUMNS[i]} AS g${i}`), ...PART_SUMS.map((c) => `${c} AS s_${c}`)].join(', ')}
 FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 0`;
