@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import type { ClickHouseClient } from '../src/adapters/clickhouse.js';
 import { connectNodeClickHouse } from '../src/adapters/node-clickhouse.js';
 import { migrate } from '../src/adapters/migrate.js';
+import { closedHoursEnd } from '../src/adapters/versioned-row-store.js';
 
 /** A valid project id (prj_ + 20 base62 characters): report routes refuse any other shape. */
 export const MAIN_PROJECT_ID = 'prj_benchmain00000000000';
@@ -155,7 +156,7 @@ async function insertChunks(
  * hour, so a period ending now has a whole hour of sessions since its parts' cut (README "Visits
  * of closed hours"), the most a read from parts ever regroups.
  */
-export const benchNow = (at: number = Date.now()): number => Math.floor(at / 3_600_000) * 3_600_000 - 1000;
+export const benchNow = (at: number = Date.now()): number => closedHoursEnd(at) - 1000;
 
 /** Generates every event of the benchmark at `scale`, then merges the rollups. */
 export async function generateEvents(ch: ClickHouseClient, scale: number, log: (line: string) => void = console.log): Promise<BenchMeta> {
