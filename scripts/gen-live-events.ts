@@ -25,6 +25,7 @@ import { connectNodeClickHouse } from '../src/adapters/node-clickhouse.js';
 import type { RowStore } from '../src/adapters/row-store.js';
 import { RowBinaryWriter, rowBinaryEncoder } from '../src/adapters/rowbinary.js';
 import { insertLines, RowBuffer, TABLE_COLUMNS } from '../src/ingest/insert.js';
+import { SESSION_IDLE_MS } from '../src/ingest/enrich/session.js';
 import { eventRow, type EventFields } from '../src/ingest/pipeline.js';
 import { argValue, benchNow, countryList, MAIN_PROJECT_ID, OTHER_PROJECTS, scaleArg, type BenchMeta } from './gen-events.js';
 import { seededRandom, zipf } from './seeded-random.js';
@@ -253,7 +254,7 @@ export async function generateLiveEvents(store: RowStore, scale: number, log: (l
         }
       }
       const dims = {
-        visitorId: v.visitorId, sessionId: v.sessionId, countryCode: codes[v.country]!, region: v.region, city: v.city,
+        visitorId: v.visitorId, sessionId: v.sessionId, sessionFloorMs: v.start - SESSION_IDLE_MS, countryCode: codes[v.country]!, region: v.region, city: v.city,
         device: v.device.device, browser: v.browser, browserVersion: '120', os: v.os, osVersion: '',
       };
       let previous = '';

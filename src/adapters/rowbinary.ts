@@ -149,6 +149,8 @@ export function writerFor(type: string): ValueWriter {
   }
   // DateTime64(3, …) holds milliseconds since the epoch; rows give them as a number.
   if (/^DateTime64\(3(,.*)?\)$/.test(type)) return (w, v) => w.int64(numberOr0(v));
+  // DateTime holds seconds since the epoch.
+  if (/^DateTime(\(.*\))?$/.test(type)) return (w, v) => w.uint32(numberOr0(v));
   switch (type) {
     case 'String':
       return (w, v) => w.string(v === undefined ? '' : String(v));

@@ -54,8 +54,17 @@ const CUSTOM = "kind IN ('custom', 'transaction')";
  */
 export type PlanForm = 'answer' | 'beforeCut' | 'sinceCut';
 const CUT = "{cut:DateTime64(3, 'UTC')}";
-/** The sessions with events since the cut that a visit is read from (leaves lend a duration). */
-const SINCE_CUT_SESSIONS = `session_id IN (SELECT session_id FROM events WHERE project_id = {projectId:String} AND ts >= ${CUT} AND ts < {readTo:DateTime64(3, 'UTC')} AND kind IN ('pageview', 'custom', 'transaction', 'leave'))`;
+const VISIT_KINDS = "kind IN ('pageview', 'custom', 'transaction', 'leave')";
+/** The events since the cut that a visit is read from (leaves lend a duration). */
+const SINCE_CUT_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ts >= ${CUT} AND ts < {readTo:DateTime64(3, 'UTC')} AND ${VISIT_KINDS}`;
+const SINCE_CUT_SESSIONS = `session_id IN (SELECT session_id ${SINCE_CUT_EVENTS})`;
+/**
+ * No event of a since-cut session is older than its session_floor (0 when unknown: imports), so
+ * their events before the cut lie after the smallest: a constant by the time the events are read,
+ * so the key analysis skips the days before it instead of probing every event of the period.
+ * DateTime64, as RAW_WINDOW binds its bounds.
+ */
+const SINCE_CUT_FLOOR = `ts >= (SELECT toDateTime64(min(session_floor), 3, 'UTC') ${SINCE_CUT_EVENTS})`;
 /** Each event of a since-cut session once in its whole visit, and once more in its part before the cut when it lies there. */
 const SIGNED_EVENTS = `events ARRAY JOIN if(ts < ${CUT}, [1, -1], [1]) AS sign`;
 
@@ -159,7 +168,7 @@ const TIME_KEY: Readonly<Record<TimeDimension, string>> = {
  * The events a visit is read from: counted kinds, and leave events only when a duration is asked
  * for (kind is in the sort key, so granules of vitals and leaves are skipped).
  */
-const visitEvents = (withLeaves: boolean) => `${RAW_WINDOW} AND ${withLeaves ? "kind IN ('pageview', 'custom', 'transaction', 'leave')" : COUNTED_KINDS}`;
+const visitEvents = (withLeaves: boolean) => `${RAW_WINDOW} AND ${withLeaves ? VISIT_KINDS : COUNTED_KINDS}`;
 
 /**
  * Each filter as a bound SQL condition: event-level ones over an `events` row, visit-level ones
@@ -277,7 +286,7 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm, onlyIf = '1'): 
   // signed sums read only the sessions with events since the cut, fewer than any filter leaves: that set first, so
   // the period's other columns are read only for its events (a fifth of a parts read at 10M events, 30d).
   const readFrom = signed
-    ? and([onlyIf, SINCE_CUT_SESSIONS, visitEvents(true)])
+    ? and([onlyIf, SINCE_CUT_FLOOR, SINCE_CUT_SESSIONS, visitEvents(true)])
     : and([onlyIf, visitEvents(sums || q.metrics.includes('avgDurationSeconds')), ...candidateSessions(q.filters, binder, eventFilters.length ? and(eventFilters) : null)]);
   const attributes = visitAttributeColumns(visitDims);
   // In question order: parts (plan-parts.ts) read the sums' dimensions by position.

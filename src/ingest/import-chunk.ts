@@ -75,15 +75,18 @@ export interface RowColumn {
   type: string;
 }
 
+/** The `events` columns an import sets: all but session_floor (an import cannot bound its sessions, see SESSION_LUA). */
+export const IMPORT_COLUMNS: readonly string[] = TABLE_COLUMNS.events.filter((name) => name !== 'session_floor');
+
 /**
- * The columns of RowBinary import rows (`events` without `project_id`, with the table's own
+ * The columns of RowBinary import rows (IMPORT_COLUMNS without `project_id`, with the table's own
  * types) when the store takes them (RowStore.rowBinaryTypes); undefined for other stores, which
  * get JSON rows. Plain data, so a worker thread can build the same encoder.
  */
 export async function importRowColumns(store: RowStore): Promise<RowColumn[] | undefined> {
   if (!store.rowBinaryTypes) return undefined;
   const types = await store.rowBinaryTypes('events');
-  return TABLE_COLUMNS.events
+  return IMPORT_COLUMNS
     .filter((name) => name !== 'project_id')
     .map((name) => {
       const type = types.get(name);

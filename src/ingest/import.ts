@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RowStore } from '../adapters/row-store.js';
-import { createChunkParser, importRowColumns, MAX_LINE_CHARS, parseLineBytes, type ParsedLines, type RowColumn } from './import-chunk.js';
+import { createChunkParser, IMPORT_COLUMNS, importRowColumns, MAX_LINE_CHARS, parseLineBytes, type ParsedLines, type RowColumn } from './import-chunk.js';
 import type { ImportParseSession, ImportParserPool } from './import-pool.js';
 import { insertLines, RowBuffer } from './insert.js';
 import type { Project } from '../projects/store.js';
@@ -165,7 +165,7 @@ async function insertWithRetry(store: RowStore, rows: Uint8Array, token: string,
   for (let attempt = 1; ; attempt++) {
     try {
       // The rows leave out project_id (see createChunkParser); the insert supplies it.
-      await insertLines(store, 'events', rows, { token, format, dateFormat: 'basic', parallelViews: true, constants: { project_id: projectId } });
+      await insertLines(store, 'events', rows, { token, format, columns: IMPORT_COLUMNS, dateFormat: 'basic', parallelViews: true, constants: { project_id: projectId } });
       return;
     } catch (err) {
       if (attempt >= 3) throw err;

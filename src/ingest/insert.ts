@@ -4,7 +4,7 @@ import { EncodedRows, type InsertOptions, type RowStore } from '../adapters/row-
 /** Columns of each ingest table that rows may set (a row leaves out those at their default). */
 export const TABLE_COLUMNS = {
   events: [
-    'project_id', 'ts', 'kind', 'visitor_id', 'session_id', 'hostname', 'path', 'referrer', 'referrer_source',
+    'project_id', 'ts', 'kind', 'visitor_id', 'session_id', 'session_floor', 'hostname', 'path', 'referrer', 'referrer_source',
     'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'country_code', 'country_name', 'region',
     'city', 'asn', 'device', 'browser', 'browser_version', 'os', 'os_version', 'screen_width', 'event_name', 'props',
     'amount_cents', 'currency', 'duration_ms', 'lcp', 'inp', 'cls', 'fcp', 'ttfb',
@@ -36,17 +36,17 @@ export class RowBuffer extends ByteRows {
 
 /**
  * Inserts rows encoded by `rowLine` (joined, or gathered in a RowBuffer), or RowBinary rows of
- * the table's columns where the store takes them, with a deduplication token (see InsertOptions).
+ * the table's columns (or `columns`, a subset in the table's order) where the store takes them, with a deduplication token (see InsertOptions).
  */
 export async function insertLines(
   store: RowStore,
   table: IngestTable,
   body: string | Uint8Array,
-  opts: InsertOptions & Pick<ConstructorParameters<typeof EncodedRows>[0], 'format' | 'constants' | 'projectIds' | 'earliest'>,
+  opts: InsertOptions & Pick<ConstructorParameters<typeof EncodedRows>[0], 'format' | 'constants' | 'projectIds' | 'earliest'> & { columns?: readonly string[] },
 ): Promise<void> {
   if (body.length === 0) return;
-  const { format, constants, projectIds, earliest, ...insert } = opts;
-  await store.insert(table, new EncodedRows({ body, columns: TABLE_COLUMNS[table], format, constants, projectIds, earliest }), insert);
+  const { format, constants, projectIds, earliest, columns = TABLE_COLUMNS[table], ...insert } = opts;
+  await store.insert(table, new EncodedRows({ body, columns, format, constants, projectIds, earliest }), insert);
 }
 
 const DAY_MS = 86_400_000;

@@ -1,7 +1,7 @@
 import type { Project } from '../projects/store.js';
 import { countryName } from './enrich/countries.js';
 import { referrerSource, parseUtm, type Utm } from './enrich/referrer.js';
-import { SESSION_IDLE_MS, sessionId } from './enrich/session.js';
+import { sessionId, slotSession, type Session } from './enrich/session.js';
 import { isStoreUnavailable } from '../errors.js';
 import { hashToUInt64 } from './enrich/visitor.js';
 import type { EventKind } from './event-schema.js';
@@ -20,8 +20,8 @@ export interface RequestFacts {
   now: number;
   /** Geo the platform already resolved (Workers `request.cf`); otherwise looked up by IP. */
   edgeGeo?: GeoInfo | null;
-  /** Visitor and session ids already found (the throttle's Redis call looks the session up too). */
-  identity?: { visitorId: string; sessionId: string };
+  /** Visitor id and session already found (the throttle's Redis call looks the session up too). */
+  identity?: { visitorId: string; session: Session };
 }
 
 /** The event fields that reach a row, after validation. */
@@ -56,6 +56,8 @@ export interface EventDimensions {
   /** Decimal text, or the words of a hashed id (imports; see UInt64). */
   visitorId: string | UInt64;
   sessionId: string | UInt64;
+  /** No event of the session is older (epoch ms; see SESSION_LUA); absent when unknown (imports). */
+  sessionFloorMs?: number;
   countryCode: string;
   region: string;
   city: string;
@@ -115,6 +117,8 @@ export function eventRow(project: Pick<Project, 'id' | 'domain'>, e: EventFields
     kind: e.kind,
     visitor_id: d.visitorId,
     session_id: d.sessionId,
+    // Whole seconds, down: still no later than any of the session's events.
+    session_floor: d.sessionFloorMs ? Math.floor(d.sessionFloorMs / 1000) : undefined,
     hostname: e.url.hostname,
     path: pathOf(e.url),
     referrer: ifSet(referrer),
@@ -149,6 +153,8 @@ export function eventRow(project: Pick<Project, 'id' | 'domain'>, e: EventFields
   };
 }
 
+const sessionDimensions = (session: Session) => ({ sessionId: session.id, sessionFloorMs: session.floorMs });
+
 /**
  * Turns an accepted event into its `events` row: user agent → browser/OS/device, IP → geo (never
  * stored), visitor id from the daily-salted hash (or the persisted first-party id), session id
@@ -160,13 +166,14 @@ export async function enrichEvent(state: IngestState, project: Project, e: Event
   const visitorId = facts.identity?.visitorId ?? (await visitorIdOf(state, project.id, e.visitorId, facts));
   return eventRow(project, e, facts.now, {
     visitorId,
-    sessionId:
-      facts.identity?.sessionId ??
-      (await sessionId(state.redis, project.id, visitorId, facts.now).catch((err: unknown) => {
-        // Redis slow or down: keep the event with a session of its 30-minute slot rather than refuse it.
-        if (!isStoreUnavailable(err)) throw err;
-        return hashToUInt64(`${visitorId}:${Math.floor(facts.now / SESSION_IDLE_MS)}`);
-      })),
+    ...sessionDimensions(
+      facts.identity?.session ??
+        (await sessionId(state.redis, project.id, visitorId, facts.now).catch((err: unknown) => {
+          // Redis slow or down: keep the event with a session of its 30-minute slot rather than refuse it.
+          if (!isStoreUnavailable(err)) throw err;
+          return slotSession(visitorId, facts.now);
+        })),
+    ),
     countryCode: geo?.countryCode ?? '',
     region: geo?.region ?? '',
     city: geo?.city ?? '',

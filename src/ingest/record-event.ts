@@ -97,7 +97,7 @@ export async function recordEvent(services: Services, req: EventRequest): Promis
       await sink.write('bot_hits', [botHitRow(project.id, bot, { verified, path: pathOf(url), userAgent, now })]);
       return 'bot';
     }
-    const identity = visitorId !== null && verdict.sessionId !== undefined ? { visitorId, sessionId: verdict.sessionId } : undefined;
+    const identity = visitorId !== null && verdict.session !== undefined ? { visitorId, session: verdict.session } : undefined;
     const row = await enrichEvent(state, project, { ...event, url }, { ip, userAgent, now, edgeGeo: edgeGeo(req.cf), identity });
     await sink.write('events', [row]);
   } catch (err) {

@@ -1,6 +1,6 @@
 import type { Redis } from '@upstash/redis';
 import { isStoreReplyError, storeReplyText } from '../errors.js';
-import { SESSION_LUA, type SessionCall } from './enrich/session.js';
+import { parseSession, SESSION_LUA, type Session, type SessionCall } from './enrich/session.js';
 import { logError } from '../log.js';
 
 export interface ThrottleLimits {
@@ -59,11 +59,11 @@ interface PendingCheck {
   resolve(verdict: ThrottleVerdict): void;
 }
 
-/** What the throttle decided, and the session id when Redis looked it up in the same call. */
+/** What the throttle decided, and the session when Redis looked it up in the same call. */
 export interface ThrottleVerdict {
   allowed: boolean;
   /** Present only when allowed, a session was asked for, and Redis answered in time. */
-  sessionId?: string;
+  session?: Session;
 }
 
 /** Fixed-window counters in this process: the fallback when Redis cannot answer in time. */
@@ -115,7 +115,7 @@ export class IngestThrottle {
 
   /**
    * Like `allow`, and when the event passes, also continues or starts the session `session`
-   * describes in the same Redis call. Without a `sessionId` in the answer (Redis slow or down,
+   * describes in the same Redis call. Without a `session` in the answer (Redis slow or down,
    * or the local fallback decided) the caller looks the session up itself.
    */
   check(projectId: string, ip: string, session?: SessionCall): Promise<ThrottleVerdict> {
@@ -159,9 +159,9 @@ export class IngestThrottle {
       }
       batch.forEach((c, n) => {
         const allowed = this.within(Number(answer[n * 3]), Number(answer[n * 3 + 1]));
-        const sessionId = answer[n * 3 + 2];
-        // Upstash turns digit strings that fit a double back into numbers; a false is Redis nil.
-        c.resolve(allowed && c.session && sessionId !== null && sessionId !== undefined ? { allowed, sessionId: String(sessionId) } : { allowed });
+        const session = answer[n * 3 + 2];
+        // A false is Redis nil.
+        c.resolve(allowed && c.session && (typeof session === 'string' || typeof session === 'number') ? { allowed, session: parseSession(session, Number(c.session.args[2])) } : { allowed });
       });
     });
   };

@@ -28,6 +28,8 @@ export interface GenEvent {
   utmTerm?: string;
   utmContent?: string;
   props?: Readonly<Record<string, string>>;
+  /** No event of the session is older (epoch ms), as live ingestion stamps it; absent: unknown, as an import leaves it. */
+  sessionFloor?: number;
 }
 
 const PATHS = ['/', '/a', '/b', '/blog/post-1', '/pricing', '/docs/x?y=1', '/Z'];
@@ -112,6 +114,7 @@ export async function insertEvents(store: RowStore, projectId: string, events: r
       kind: e.kind,
       visitor_id: e.visitor,
       session_id: e.session,
+      session_floor: e.sessionFloor === undefined ? 0 : Math.floor(e.sessionFloor / 1000),
       hostname: e.hostname ?? 'example.com',
       path: e.path,
       referrer_source: e.referrerSource,

@@ -101,8 +101,12 @@ describe('visits of closed hours kept apart', () => {
     await fc.assert(
       fc.asyncProperty(visitsArb(starts(period)).chain((events) => fc.tuple(fc.constant(events), fc.array(questionArb(events), { minLength: 3, maxLength: 3 }))), fc.integer({ min: 0, max: 1000 }), async ([generated, questions], pick) => {
         const projectId = unique('cdv');
+        // Live sessions (half of them) carry the tightest floor there is, their first event's time; the rest none, as imported.
+        const live = pick % 2;
+        const firstOf = new Map<number, number>();
+        for (const e of generated) firstOf.set(e.session, Math.min(e.ts, firstOf.get(e.session) ?? Infinity));
         // Events after now are not part of this question (query.ts cuts at now when they exist): keep them out.
-        const events = generated.filter((e) => e.ts <= NOW);
+        const events = generated.filter((e) => e.ts <= NOW).map((e) => (e.session % 2 === live ? { ...e, sessionFloor: firstOf.get(e.session)! } : e));
         await insertEvents(h.deps.rowStore, projectId, events);
         const agree = async () => {
           for (const q of [BY_SOURCE, ...questions]) expect([q, shape(await sinceCut(projectId, period, q))]).toEqual([q, shape(await wholePass(projectId, period, q))]);
@@ -116,7 +120,7 @@ describe('visits of closed hours kept apart', () => {
         const before = events.filter((e) => e.ts < CUT && e.ts >= period.from);
         const goingOn = before[pick % Math.max(1, before.length)];
         const kind = (['pageview', 'custom', 'leave'] as const)[pick % 3]!;
-        const later: GenEvent[] = [makeEvent({ ts: NOW - 1000, visitor: 77, session: 770, referrerSource: 't.co', path: '/pricing' })];
+        const later: GenEvent[] = [makeEvent({ ts: NOW - 1000, visitor: 77, session: 770, referrerSource: 't.co', path: '/pricing', ...(live ? {} : { sessionFloor: NOW - 1000 }) })];
         if (goingOn) later.push({ ...goingOn, ts: NOW - 2000, kind, eventName: kind === 'custom' ? 'signup' : '', durationMs: kind === 'leave' ? 4000 : 0, path: '/later', referrerSource: 'newsletter' });
         await insertEvents(h.deps.rowStore, projectId, later);
         await agree();
@@ -285,6 +289,38 @@ describe('visits of closed hours kept apart', () => {
     const stored = await rowsRead('summed');
     expect(stored.read - missing.read).toBeGreaterThanOrEqual(61);
     expect([missing.rows, stored.rows]).toEqual([0, 1]);
+  });
+
+  it("reads the since-cut sessions' events before the cut only from their floor on, unless one of them has none", async () => {
+    // Months no other test here writes: what a read takes from the events table is this project's alone.
+    const now = Date.parse('2026-07-15T12:30:00Z');
+    const cut = now - 30 * MINUTE;
+    const at = { ...h.deps, clock: fixedClock(now) };
+    const projectId = unique('cdv-floor');
+    const period = resolvePeriod('30d', 'UTC', now);
+    // Sixty visits of the month before (another partition), and a live visit begun before the cut that goes on after it.
+    await insertEvents(h.deps.rowStore, projectId, Array.from({ length: 60 }, (_, i) => makeEvent({ ts: now - 20 * DAY + i * 1000, visitor: i + 1, referrerSource: 'google.com' })));
+    const floor = cut - 10 * MINUTE - 30 * MINUTE;
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: cut - 10 * MINUTE, visitor: 500, session: 5000, referrerSource: 't.co', sessionFloor: floor })]);
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: now - 10 * MINUTE, visitor: 500, session: 5000, path: '/pricing', sessionFloor: floor })]);
+    await h.deps.clickhouse.command({ query: "INSERT INTO visit_parts (project_id, part_key, marker) VALUES ({projectId:String}, 'summed', 1)", query_params: { projectId } });
+    const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
+    /** The events rows the read's key analysis leaves to read (ClickHouse's EXPLAIN ESTIMATE: what the probe sees). */
+    const eventsToRead = async () => {
+      const binder = new Binder({ ...rawParams(at, projectId, period), cut: toClickHouseDateTime64(cut), partKey: 'summed' });
+      const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${readPartsSql(q, binder)}`, query_params: binder.params, format: 'JSONEachRow' });
+      return Number((await rs.json<{ table: string; rows: string }>()).find((r) => r.table === 'events')?.rows ?? 0);
+    };
+    // The visit's two events, not the month before.
+    expect(await eventsToRead()).toBe(2);
+    // An imported event since the cut (no floor): every event of the period may belong to its session, so all are probed.
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: now - 5 * MINUTE, visitor: 600, session: 6000 })]);
+    expect(await eventsToRead()).toBe(63);
+    const whole = await runQuestion({ ...at, dataVersions: undefined, closedHours: undefined }, projectId, period, BY_SOURCE);
+    await runQuestion(at, projectId, period, BY_SOURCE);
+    await h.deps.background!.settled();
+    expect(shape(await runQuestion(at, projectId, period, BY_SOURCE))).toEqual(shape(whole));
+    expect((await storedParts(projectId)).length).toBe(2);
   });
 
   it('leaves periods without closed hours to the whole pass', () => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChunkParser, importRowColumns } from '../../src/ingest/import-chunk.js';
+import { createChunkParser, IMPORT_COLUMNS, importRowColumns } from '../../src/ingest/import-chunk.js';
 import { importNdjson } from '../../src/ingest/import.js';
 import { createImportWorkerPool } from '../../src/ingest/import-pool.js';
-import { insertLines } from '../../src/ingest/insert.js';
+import { insertLines, TABLE_COLUMNS } from '../../src/ingest/insert.js';
 import { RowBinaryWriter, rowBinaryEncoder, writerFor } from '../../src/adapters/rowbinary.js';
 import { hashToUInt64, hashToUInt64Words } from '../../src/ingest/enrich/visitor.js';
 import { closeHarness, createHarness, unique, type Harness } from '../helpers/harness.js';
@@ -88,8 +88,8 @@ describe('RowBinary import rows', () => {
     expect(json.errors).toEqual([]);
 
     const [a, b] = [unique('prj-bin'), unique('prj-json')];
-    await insertLines(h.deps.rowStore, 'events', binary.bytes, { token: unique('t'), format: 'RowBinary', dateFormat: 'basic', constants: { project_id: a } });
-    await insertLines(h.deps.rowStore, 'events', json.bytes, { token: unique('t'), dateFormat: 'basic', constants: { project_id: b } });
+    await insertLines(h.deps.rowStore, 'events', binary.bytes, { token: unique('t'), format: 'RowBinary', columns: IMPORT_COLUMNS, dateFormat: 'basic', constants: { project_id: a } });
+    await insertLines(h.deps.rowStore, 'events', json.bytes, { token: unique('t'), columns: IMPORT_COLUMNS, dateFormat: 'basic', constants: { project_id: b } });
     const [fromBinary, fromJson] = [await storedRows(a), await storedRows(b)];
     expect(fromBinary.length).toBe(lines.length);
     expect(fromBinary).toEqual(fromJson);
@@ -128,6 +128,25 @@ describe('RowBinary import rows', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('writes every events column a live row sets, session_floor (DateTime: seconds) included', async () => {
+    const projectId = unique('prj');
+    const types = await h.deps.rowStore.rowBinaryTypes!('events');
+    const encode = rowBinaryEncoder(TABLE_COLUMNS.events.filter((name) => name !== 'project_id').map((name) => ({ name, type: types.get(name)! })));
+    const w = new RowBinaryWriter(64);
+    // Recent: rows older than the retention would be dropped by the TTL.
+    const ts = Math.floor(Date.now() / 1000) * 1000 + 123;
+    const floor = ts / 1000 - 1800.123;
+    encode(w, { ts, kind: 'pageview', visitor_id: '1', session_id: '2', session_floor: floor, path: '/' });
+    const columns = TABLE_COLUMNS.events;
+    await insertLines(h.deps.rowStore, 'events', w.bytes(), { token: unique('t'), format: 'RowBinary', columns, constants: { project_id: projectId } });
+    const rs = await h.deps.clickhouse.query({
+      query: 'SELECT toUnixTimestamp(session_floor) AS floor, toUnixTimestamp64Milli(ts) AS ts, path FROM events WHERE project_id = {projectId:String}',
+      query_params: { projectId },
+      format: 'JSONEachRow',
+    });
+    expect(await rs.json()).toEqual([{ floor, ts: String(ts), path: '/' }]);
   });
 
   it('writes the same bytes compiled as with the plain loop (the fallback of edge runtimes)', async () => {

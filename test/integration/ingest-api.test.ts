@@ -124,7 +124,8 @@ describe('POST /api/v1/projects/{domain}/import', () => {
       ],
     });
     const got = await rows<Record<string, unknown>>(
-      `SELECT ts, kind, visitor_id, session_id, path, referrer_source, utm_source, country_code, country_name, city, browser, amount_cents, currency
+      `SELECT ts, kind, visitor_id, session_id, path, referrer_source, utm_source, country_code, country_name, city, browser, amount_cents, currency,
+              toUnixTimestamp(session_floor) AS session_floor
        FROM events WHERE project_id = {id:String} ORDER BY ts`,
       { id: p.id },
     );
@@ -134,6 +135,8 @@ describe('POST /api/v1/projects/{domain}/import', () => {
       expect.objectContaining({ ts: '2024-03-01 10:05:00.000', kind: 'pageview', visitor_id: hashToUInt64('bob'), session_id: importSessionId('bob', 's2').toString(), path: '/b', country_code: '', browser: '' }),
     ]);
     expect(got[0].session_id).toBe(got[1].session_id);
+    // An import cannot bound its sessions (README "Visits of closed hours"): no floor.
+    expect(got.map((r) => r.session_floor)).toEqual([0, 0, 0]);
   });
 
   it('a session id is its visitor’s: two visitors’ "s1" are two visits, one visitor’s "s1" one visit across imports', async () => {

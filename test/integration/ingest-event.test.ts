@@ -5,7 +5,7 @@ import { countryName } from '../../src/ingest/enrich/countries.js';
 import { defaultGeoDatabasePath, openMaxmindGeo } from '../../src/ingest/enrich/geo-maxmind.js';
 import { excludedIpsKey } from '../../src/ingest/state.js';
 import { IngestThrottle } from '../../src/ingest/throttle.js';
-import { sessionCall, sessionId } from '../../src/ingest/enrich/session.js';
+import { SESSION_IDLE_MS, sessionCall, sessionId } from '../../src/ingest/enrich/session.js';
 
 const CHROME_MAC =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -186,7 +186,8 @@ describe('POST /api/event: accepted events', () => {
     await h.deps.sink.flush();
     const [row] = await rows<Record<string, unknown>>(
       `SELECT kind, hostname, path, referrer_source, utm_source, utm_medium, utm_campaign, browser, os, device,
-              country_code, country_name, screen_width, visitor_id, session_id
+              country_code, country_name, screen_width, visitor_id, session_id,
+              toUnixTimestamp(session_floor) * 1000 AS floor_ms, toUnixTimestamp64Milli(ts) AS ts_ms
        FROM events WHERE project_id = {id:String} AND path LIKE '/post/1%'`,
       { id: site },
     );
@@ -207,6 +208,9 @@ describe('POST /api/event: accepted events', () => {
     });
     expect(row.visitor_id).not.toBe('0');
     expect(row.session_id).not.toBe('0');
+    // The session's floor: its first event's time less the idle time, never after any of its events.
+    expect(Number(row.floor_ms)).toBeGreaterThan(0);
+    expect(Number(row.floor_ms)).toBeLessThanOrEqual(Number(row.ts_ms) - SESSION_IDLE_MS);
     const detail = await (await h.call('GET', `/api/v1/projects/${domain}`, { token: owner.readKey })).json();
     expect(detail.installationSeenAt).toEqual(expect.any(String));
   });
@@ -260,9 +264,9 @@ describe('ingest throttle', () => {
     const now = Date.now();
     const first = await throttle.check(project, ip, sessionCall(project, 'v1', now));
     expect(first.allowed).toBe(true);
-    expect(first.sessionId).toMatch(/^\d+$/);
+    expect(first.session).toEqual({ id: expect.stringMatching(/^\d+$/), floorMs: now - SESSION_IDLE_MS });
     // The standalone session script sees the same session (same key and value format).
-    expect(await sessionId(redis, project, 'v1', now + 1000)).toBe(first.sessionId);
+    expect(await sessionId(redis, project, 'v1', now + 1000)).toEqual(first.session);
     const second = await throttle.check(project, ip, sessionCall(project, 'v2', now));
     expect(second.allowed).toBe(true);
     // Third event of the IP this minute: over the limit, so no session is started for v3.
@@ -295,11 +299,11 @@ describe('ingest throttle', () => {
       expect(verdicts.map((v) => v.allowed)).toEqual(Array.from({ length: 30 }, (_, i) => i < 20));
       expect(verdicts.slice(20)).toEqual(Array.from({ length: 10 }, () => ({ allowed: false })));
       // A visitor's second event in the batch continues the session its first one started.
-      for (let v = 0; v < 5; v++) expect(verdicts[v + 15]!.sessionId).toBe(verdicts[v]!.sessionId);
-      expect(new Set(verdicts.slice(0, 15).map((v) => v.sessionId)).size).toBe(15);
+      for (let v = 0; v < 5; v++) expect(verdicts[v + 15]!.session?.id).toBe(verdicts[v]!.session?.id);
+      expect(new Set(verdicts.slice(0, 15).map((v) => v.session?.id)).size).toBe(15);
       // Same windows and session keys as single calls use: the next event of the IP is refused.
       expect(await throttle.check(project, ip)).toEqual({ allowed: false });
-      expect(await sessionId(redis, project, `${ip}-v3`, now + 1000)).toBe(verdicts[3]!.sessionId);
+      expect((await sessionId(redis, project, `${ip}-v3`, now + 1000)).id).toBe(verdicts[3]!.session?.id);
       break;
     }
   });

@@ -1,7 +1,7 @@
 import type { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRespRedis, type RespRedis } from '../../src/adapters/redis-resp.js';
-import { SESSION_IDLE_MS, sessionId } from '../../src/ingest/enrich/session.js';
+import { SESSION_IDLE_MS, sessionId, slotSession } from '../../src/ingest/enrich/session.js';
 import { createVisitorHasher, hashToUInt64, rotateSalts, SALT_TTL_SECONDS, visitorId } from '../../src/ingest/enrich/visitor.js';
 import { TEST_REDIS_URL, unique } from '../helpers/harness.js';
 
@@ -117,23 +117,23 @@ describe('session id', () => {
     const project = unique('p');
     const visitor = '1234567890123456789';
     const t0 = base;
-    const s1 = await sessionId(redis, project, visitor, t0);
+    const s1 = (await sessionId(redis, project, visitor, t0)).id;
     expect(isUInt64(s1)).toBe(true);
-    expect(await sessionId(redis, project, visitor, t0 + 10 * 60_000)).toBe(s1);
+    expect((await sessionId(redis, project, visitor, t0 + 10 * 60_000)).id).toBe(s1);
     // 29 min after the last event (39 min after the first): still the same session.
-    expect(await sessionId(redis, project, visitor, t0 + 39 * 60_000)).toBe(s1);
+    expect((await sessionId(redis, project, visitor, t0 + 39 * 60_000)).id).toBe(s1);
     // 30 min idle: a new session.
-    const s2 = await sessionId(redis, project, visitor, t0 + 39 * 60_000 + SESSION_IDLE_MS);
+    const s2 = (await sessionId(redis, project, visitor, t0 + 39 * 60_000 + SESSION_IDLE_MS)).id;
     expect(s2).not.toBe(s1);
     expect(isUInt64(s2)).toBe(true);
-    expect(await sessionId(redis, project, visitor, t0 + 40 * 60_000 + SESSION_IDLE_MS)).toBe(s2);
+    expect((await sessionId(redis, project, visitor, t0 + 40 * 60_000 + SESSION_IDLE_MS)).id).toBe(s2);
     await redis.del(`sess:${project}:${visitor}`);
   });
 
   it('keeps sessions apart per visitor and per project, and expires the key after the idle time', async () => {
     const project = unique('p');
-    const a = await sessionId(redis, project, '1', base);
-    const b = await sessionId(redis, project, '2', base);
+    const a = (await sessionId(redis, project, '1', base)).id;
+    const b = (await sessionId(redis, project, '2', base)).id;
     const c = await sessionId(redis, unique('p'), '1', base);
     expect(new Set([a, b, c]).size).toBe(3);
     const pttl = await redis.pttl(`sess:${project}:1`);
@@ -144,21 +144,53 @@ describe('session id', () => {
 
   it('does not move the last-seen time back for a late event', async () => {
     const project = unique('p');
-    const s = await sessionId(redis, project, '9', base + 20 * 60_000);
-    expect(await sessionId(redis, project, '9', base)).toBe(s); // late, out of order
+    const s = (await sessionId(redis, project, '9', base + 20 * 60_000)).id;
+    expect((await sessionId(redis, project, '9', base)).id).toBe(s); // late, out of order
     // Idle is measured from the newest event (base + 20 min), so base + 45 min continues it.
-    expect(await sessionId(redis, project, '9', base + 45 * 60_000)).toBe(s);
+    expect((await sessionId(redis, project, '9', base + 45 * 60_000)).id).toBe(s);
     await redis.del(`sess:${project}:9`);
+  });
+
+  it('bounds each session from below: no event of it is older than its first less the idle time', async () => {
+    const project = unique('p');
+    const first = await sessionId(redis, project, '5', base);
+    expect(first.floorMs).toBe(base - SESSION_IDLE_MS);
+    // Later events and a late one within the idle time of the first: the same session and bound.
+    expect(await sessionId(redis, project, '5', base + 10 * 60_000)).toEqual(first);
+    expect(await sessionId(redis, project, '5', base - 29 * 60_000)).toEqual(first);
+    // A late event the idle time or more before the first is a visit of its own, under its own bound...
+    const early = await sessionId(redis, project, '5', base - SESSION_IDLE_MS);
+    expect(early.id).not.toBe(first.id);
+    expect(early.floorMs).toBe(base - 2 * SESSION_IDLE_MS);
+    // ...and leaves the current session as it was.
+    expect(await sessionId(redis, project, '5', base + 20 * 60_000)).toEqual(first);
+    await redis.del(`sess:${project}:5`);
+  });
+
+  it('continues a session whose key predates the bound, which stays unknown (0)', async () => {
+    const project = unique('p');
+    await redis.set(`sess:${project}:6`, `123456789:${base}`, { px: SESSION_IDLE_MS });
+    expect(await sessionId(redis, project, '6', base + 60_000)).toEqual({ id: '123456789', floorMs: 0 });
+    expect(await redis.get(`sess:${project}:6`)).toBe(`123456789:${base + 60_000}:0`);
+    await redis.del(`sess:${project}:6`);
+  });
+
+  it("bounds a Redis-down session by its 30-minute slot", () => {
+    const at = 1_780_000_000_000 + 7 * 60_000;
+    const slot = slotSession('42', at);
+    expect(slot.floorMs).toBe(Math.floor(at / SESSION_IDLE_MS) * SESSION_IDLE_MS);
+    expect(slotSession('42', slot.floorMs + SESSION_IDLE_MS - 1)).toEqual(slot);
+    expect(slotSession('42', slot.floorMs + SESSION_IDLE_MS).id).not.toBe(slot.id);
   });
 
   it('starts a new session after the real key expired (short idle)', async () => {
     const project = unique('p');
     const now = Date.now();
-    const s = await sessionId(redis, project, '7', now, 150);
+    const s = (await sessionId(redis, project, '7', now, 150)).id;
     await new Promise((r) => setTimeout(r, 300));
     expect(await redis.exists(`sess:${project}:7`)).toBe(0);
     // Same clock value: only the expired key can explain a new session.
-    expect(await sessionId(redis, project, '7', now, 150)).not.toBe(s);
+    expect((await sessionId(redis, project, '7', now, 150)).id).not.toBe(s);
     await redis.del(`sess:${project}:7`);
   });
 });
