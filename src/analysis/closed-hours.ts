@@ -2,6 +2,7 @@ import type { Deps } from '../deps.js';
 import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
 import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams } from '../reports/query.js';
+import { SESSION_IDLE_MS } from '../ingest/enrich/session.js';
 import { hashToUInt64 } from '../ingest/enrich/visitor.js';
 import { closedHoursEnd } from '../adapters/versioned-row-store.js';
 import { Binder } from './binder.js';
@@ -47,11 +48,18 @@ export function closedHoursCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod
 }
 
 /**
+ * Where the open sessions begin: a session with no event since then cannot go on past the cut (a
+ * later event joins a session only within the idle time of its last), unless a write holding
+ * events before the cut moves the closed-hours version.
+ */
+export const openFrom = (cut: number): number => cut - SESSION_IDLE_MS;
+
+/**
  * The rows of a question (plan-parts.ts partsCanAnswer) of a period ending now with closed hours
- * (closedHoursCut), read from parts: the visits before the cut summed once per group of
- * the question's dimensions, for its filters, period start, cut and closed-hours version
+ * (closedHoursCut), read from parts: the closed visits (no event since openFrom) summed once per
+ * group of the question's dimensions, for its filters, period start, cut and closed-hours version
  * (visit_parts; a write that may hold rows before the cut moves the version, so such a part is
- * summed again), and on each read the sessions with events since the cut grouped by session.
+ * summed again), and on each read the open sessions grouped by session.
  * `wholePass` answers what parts cannot: other questions, a closed-hours version that cannot be
  * read (Redis down), and a part not summed yet when `deps.background` can sum it after the answer
  * (the first ask of a question costs no more than before; without it the part is summed first).
@@ -68,7 +76,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const question = `${hashToUInt64(shape)}.${shape.length}`;
   const binder = new Binder({
     ...(q.periodParams ?? rawParams(deps, q.projectId, q.period)),
-    cut: toClickHouseDateTime64(cut),
+    openFrom: toClickHouseDateTime64(openFrom(cut)),
     partKey: `${question}:${q.period.from}-${cut}-${version}`,
   });
   const sql = readPartsSql(q, binder);
@@ -78,7 +86,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   rows.catch(() => {});
   // Both go as one statement on the embedded engine.
   if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
-  const fill = () => fillPart(deps, fillPartSql(q, binder), { ...binder.params, readTo: binder.params.cut! });
+  const fill = () => fillPart(deps, fillPartSql(q, binder), { ...binder.params, readTo: binder.params.openFrom! });
   if (deps.background) {
     const answer = wholePass();
     // After the answer, so the two do not share the cores; one fill per part at a time.
@@ -93,7 +101,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
 const partToken = (params: QueryParams) => `visit-parts:${String(params.projectId)}:${String(params.partKey)}`;
 
 /**
- * Sums the part before the cut (its events read up to the cut: `readTo`). The version in its key
+ * Sums the part of closed visits (their events read up to openFrom: `readTo`). The version in its key
  * was read first: a write that lands meanwhile moves the version after it is stored, so the part
  * is either summed with its rows or never read again. Fills of the same part (two requests, two
  * processes) share a deduplication token, so it is stored once.

@@ -1,33 +1,27 @@
 import type { Binder } from './binder.js';
-import { holdsForEmpty } from './filters.js';
 import { orderAlias, PART_SUMS, planSums, type PlanInput, type PlanMetric } from './plan.js';
 
 /*
- * Questions over visits answered in two parts (README "Visits of closed hours"): the visits of the
- * period before `cut` (the start of the current UTC hour) summed once per group of the question's dimensions
- * into visit_parts (migrations 0022–0023), and on every read the sessions with events since the
- * cut grouped whole, as corrections to those sums (plan.ts planSums). Binds what RAW_WINDOW binds,
- * `cut` (DateTime64) and `partKey`; values through the question's binder.
+ * Questions over visits answered in two parts (README "Visits of closed hours"): the closed visits
+ * of the period (sessions with no event since `openFrom`, the cut less the session idle time)
+ * summed once per group of the question's dimensions into visit_parts (migrations 0022–0023), and
+ * on every read the open sessions grouped whole beside them (plan.ts planSums). Binds what
+ * RAW_WINDOW binds, `openFrom` (DateTime64) and `partKey`; values through the question's binder.
  */
 
 /** Most dimensions a question has (the query API's limit): one stored column each. */
 const VALUE_COLUMNS = ['value', 'value1', 'value2'] as const;
 
 /**
- * Whether parts can answer a question: a visit's part before the cut that counts toward a row
- * must have its visitor among the whole visit's rows of that value, so that no unique count is
- * ever taken out. A part holding a counted event has the whole visit's source, UTM values, place
- * and tech, and keeps its events; not so its exit page (it moves with every later pageview), nor
- * its entry page when its first pageview came after the cut (the part's is then empty): so no exit
- * page anywhere, no entry-page filter that holds for the empty value, no entry page folded with ''.
+ * Whether parts can answer a question: any of up to three dimensions, with any filters. A visit
+ * is either closed (in the part, whole) or open (read whole), so no sum or unique count is ever
+ * taken out, and attributes that move with later events (the exit page) are final in the part.
  */
-export function partsCanAnswer(q: Pick<PlanInput, 'filters' | 'dimensions' | 'fold'>): boolean {
-  if (q.dimensions.length > VALUE_COLUMNS.length || q.dimensions.includes('exitPage')) return false;
-  if (q.filters.some((f) => f.dimension === 'exitPage' || (f.dimension === 'entryPage' && holdsForEmpty(f)))) return false;
-  return !(q.dimensions[0] === 'entryPage' && q.fold?.values.includes(''));
+export function partsCanAnswer(q: Pick<PlanInput, 'dimensions'>): boolean {
+  return q.dimensions.length <= VALUE_COLUMNS.length;
 }
 
-/** The part before the cut (planSums `beforeCut`: over the events before it, `readTo` bound to the cut), and the marker row that says the part exists. */
+/** The part of closed visits (planSums `closed`: `readTo` bound to openFrom), and the marker row that says the part exists. */
 export function fillPartSql(q: PlanInput, binder: Binder): string {
   const values = VALUE_COLUMNS.map((_, i) => (i < q.dimensions.length ? `d${i}` : "''"));
   return `
@@ -35,14 +29,14 @@ INSERT INTO visit_parts (project_id, part_key, marker, ${VALUE_COLUMNS.join(', '
 SELECT {projectId:String}, {partKey:String}, 1, '', '', '', 0, 0, uniqCombinedStateIf(14)(toUInt64(0), 0), 0, 0, 0, 0, 0, 0
 UNION ALL
 SELECT {projectId:String}, {partKey:String}, 0, ${values.join(', ')}, ${PART_SUMS.map((c) => `s_${c}`).join(', ')}
-FROM (${planSums(q, binder, 'beforeCut')})`;
+FROM (${planSums(q, binder, 'closed')})`;
 }
 
 const MARKERS = 'FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 1';
 /** Whether the part of `partKey` exists (its marker row). */
 export const PART_EXISTS_SQL = `SELECT count() AS n ${MARKERS}`;
 /**
- * The corrections' condition: the part exists. A scalar subquery is a constant by the time the
+ * The open visits' condition: the part exists. A scalar subquery is a constant by the time the
  * events are read, so a read sent beside PART_EXISTS_SQL for a part not summed yet reads no events.
  */
 const PART_STORED = `(SELECT count() ${MARKERS}) > 0`;
@@ -62,13 +56,12 @@ const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {
 };
 
 /**
- * The question read from its stored part and the corrections (planSums `sinceCut` over the
- * sessions with events since the cut, each whole visit added and its part before the cut taken
- * out; guarded by PART_STORED). Rows, order and page as plan.ts answers the question; `binder`
- * holds the period's parameters, `cut` and `partKey`.
+ * The question read from its stored part and the open visits (planSums `open`; guarded by
+ * PART_STORED). Rows, order and page as plan.ts answers the question; `binder` holds the period's
+ * parameters, `openFrom` and `partKey`.
  */
 export function readPartsSql(q: PlanInput, binder: Binder): string {
-  const sinceCut = planSums(q, binder, 'sinceCut', PART_STORED);
+  const openVisits = planSums(q, binder, 'open', PART_STORED);
   const dims = q.dimensions.map((_, i) => i);
   const stored = `SELECT ${[...dims.map((i) => `${VALUE_COLUMNS[i]} AS g${i}`), ...PART_SUMS.map((c) => `${c} AS s_${c}`)].join(', ')}
 FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 0`;
@@ -80,11 +73,11 @@ FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:S
   const orderBy = q.orderBy.length ? `ORDER BY ${q.orderBy.map(([name, dir]) => `${orderAlias(q, name)} ${dir === 'asc' ? 'ASC' : 'DESC'}`).join(', ')}` : '';
   const page = grouped ? `LIMIT ${binder.bind(q.limit, 'UInt32')} OFFSET ${binder.bind(q.offset, 'UInt32')}` : '';
   const select = [...dims.map(key), ...q.metrics.map((m) => `${METRIC_OVER_SUMS[m]} AS ${m}`)];
-  // The stored rows name the union's columns; the corrections' (d0, …, s_*) follow them by position.
+  // The stored rows name the union's columns; the open visits' (d0, …, s_*) follow them by position.
   return `SELECT ${select.join(', ')}
 FROM (${stored}
 UNION ALL
-${sinceCut})
+${openVisits})
 ${grouped ? `GROUP BY ${dims.map((i) => `d${i}`).join(', ')}` : ''}
 ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
 ${orderBy}

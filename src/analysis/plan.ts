@@ -47,34 +47,35 @@ const CUSTOM = "kind IN ('custom', 'transaction')";
 
 /**
  * What a plan answers: the question's rows (`answer`), or per group of its dimensions the sums
- * that visit_parts keeps (README "Visits of closed hours"): over the events before the cut
- * (`beforeCut`, with `readTo` bound to the cut) or, signed, over the sessions with events since
- * the cut (`sinceCut`): each such session's whole visit (sign 1) and its part before the cut
- * (sign -1). Binds `{cut}` for `sinceCut`.
+ * that visit_parts keeps (README "Visits of closed hours"): over the **closed** visits, those of
+ * sessions with no event since `openFrom` (the cut less the session idle time: no later event can
+ * join them), read up to `readTo` bound to openFrom (`closed`); or over the **open** ones, the
+ * sessions with an event since openFrom, each whole visit once (`open`). Both bind `{openFrom}`.
  */
-export type PlanForm = 'answer' | 'beforeCut' | 'sinceCut';
-const CUT = "{cut:DateTime64(3, 'UTC')}";
+export type PlanForm = 'answer' | 'closed' | 'open';
+const OPEN_FROM = "{openFrom:DateTime64(3, 'UTC')}";
 const VISIT_KINDS = "kind IN ('pageview', 'custom', 'transaction', 'leave')";
-/** The events since the cut that a visit is read from (leaves lend a duration). */
-const SINCE_CUT_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ts >= ${CUT} AND ts < {readTo:DateTime64(3, 'UTC')} AND ${VISIT_KINDS}`;
-const SINCE_CUT_SESSIONS = `session_id IN (SELECT session_id ${SINCE_CUT_EVENTS})`;
 /**
- * No event of a since-cut session is older than its session_floor (0 when unknown: imports), so
- * their events before the cut lie after the smallest: a constant by the time the events are read,
- * so the key analysis skips the days before it instead of probing every event of the period.
+ * The events that open a session: a visit's (leaves lend a duration) since openFrom, with no
+ * upper bound, so that the fill and every later read agree on which sessions are open.
+ */
+const OPEN_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ts >= ${OPEN_FROM} AND ${VISIT_KINDS}`;
+const OPEN_SESSIONS = `session_id IN (SELECT session_id ${OPEN_EVENTS})`;
+const CLOSED_SESSIONS = `session_id NOT IN (SELECT session_id ${OPEN_EVENTS})`;
+/**
+ * No event of an open session is older than its session_floor (0 when unknown: imports), so
+ * their events lie after the smallest: a constant by the time the events are read, so the key
+ * analysis skips the period's days before it instead of probing every event of the period.
  * DateTime64, as RAW_WINDOW binds its bounds.
  */
-const SINCE_CUT_FLOOR = `ts >= (SELECT toDateTime64(min(session_floor), 3, 'UTC') ${SINCE_CUT_EVENTS})`;
-/** Each event of a since-cut session once in its whole visit, and once more in its part before the cut when it lies there. */
-const SIGNED_EVENTS = `events ARRAY JOIN if(ts < ${CUT}, [1, -1], [1]) AS sign`;
+const OPEN_FLOOR = `ts >= (SELECT toDateTime64(min(session_floor), 3, 'UTC') ${OPEN_EVENTS})`;
 
 /**
  * The sums kept per group (visit_parts' columns, in this order, each selected as `s_<name>`):
  * kept pageviews and custom events, a visitors state, visits, visits with a pageview, bounces, the
  * visits' own pageviews, durations and visits with a leave. Over visits: each sum's expression.
- * Signed: the whole visits add, their parts before the cut take out; visitors come only from whole
- * visits (a visit's part before the cut that holds a kept event has the same attributes and keeps
- * that event, so its visitor is among the whole visit's).
+ * The closed and the open visits are different sessions, so every sum of the two adds up and the
+ * visitor states merge.
  */
 const PART_SUM_OVER_VISITS = {
   pageviews: 'k_pageviews',
@@ -90,11 +91,10 @@ const PART_SUM_OVER_VISITS = {
 export const PART_SUMS = Object.keys(PART_SUM_OVER_VISITS) as (keyof typeof PART_SUM_OVER_VISITS)[];
 
 /** PART_SUMS over visits, as `<prefix><name>`. */
-function sumColumns(signed: boolean, prefix = 's_'): string[] {
+function sumColumns(prefix = 's_'): string[] {
   return PART_SUMS.map((name) => {
     const over = PART_SUM_OVER_VISITS[name];
-    if (over === null) return `${signed ? 'uniqCombinedStateIf(14)(visitor, sign = 1)' : 'uniqCombinedState(14)(visitor)'} AS ${prefix}${name}`;
-    return `${signed ? `sum(sign * toInt64(${over}))` : `sum(toInt64(${over}))`} AS ${prefix}${name}`;
+    return over === null ? `uniqCombinedState(14)(visitor) AS ${prefix}${name}` : `sum(toInt64(${over})) AS ${prefix}${name}`;
   });
 }
 
@@ -220,13 +220,11 @@ const and = (conditions: readonly string[]) => (conditions.length ? conditions.j
 /**
  * Events of `where` grouped into visits with `columns`, the packed counts unpacked (when
  * `columns` has them), `derived` columns and the channel (when `needed` has it) selected over
- * them, and the visits kept where `conditions` hold. `signed`: each session twice, its whole
- * visit and its part before the cut (`sign`, SIGNED_EVENTS).
+ * them, and the visits kept where `conditions` hold. `prewhere`: `where` in the order given (a
+ * small set of sessions first), not as the engine would move it.
  */
-function groupedVisits(columns: readonly string[], where: string, conditions: readonly string[], needed: ReadonlySet<VisitDimension>, derived: readonly string[] = [], signed = false): string {
-  const grouped = signed
-    ? `SELECT sign, ${columns.join(', ')} FROM ${SIGNED_EVENTS} PREWHERE ${where} GROUP BY session_id, sign`
-    : `SELECT ${columns.join(', ')} FROM events WHERE ${where} GROUP BY session_id`;
+function groupedVisits(columns: readonly string[], where: string, conditions: readonly string[], needed: ReadonlySet<VisitDimension>, derived: readonly string[] = [], prewhere = false): string {
+  const grouped = `SELECT ${columns.join(', ')} FROM events ${prewhere ? 'PREWHERE' : 'WHERE'} ${where} GROUP BY session_id`;
   const channel = visitChannelColumn(needed);
   const over = [...(columns.includes(PACKED_COUNTS) ? UNPACKED_COUNTS : []), ...derived, ...(channel ? [channel] : [])];
   return `SELECT *${over.map((c) => `, ${c}`).join('')} FROM (${grouped}) WHERE ${and(conditions)}`;
@@ -248,7 +246,7 @@ export function planQuestion(q: PlanInput): Plan {
 }
 
 /**
- * The sums of a question's groups (PlanForm `beforeCut` or `sinceCut`): its dimensions as `d0`,
+ * The sums of a question's groups (PlanForm `closed` or `open`): its dimensions as `d0`,
  * `d1`, … (raw values: no fold, empty values kept) and sumColumns, unordered and unpaged, with
  * its parameters bound through `binder`. `onlyIf`: a condition the events are read under (a
  * constant one: when it is false, no granule is read).
@@ -259,7 +257,7 @@ export function planSums(q: PlanInput, binder: Binder, form: Exclude<PlanForm, '
 
 function buildPlan(q: PlanInput, binder: Binder, form: PlanForm, onlyIf = '1'): string {
   const sums = form !== 'answer';
-  const signed = form === 'sinceCut';
+  const open = form === 'open';
   const { eventFilters, visitFilters, visitDims } = splitFilters(q.filters, binder);
   const dimensionColumns = q.dimensions.map((_, i) => `d${i}`);
   const eventDims: { column: string; sql: string }[] = [];
@@ -280,14 +278,19 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm, onlyIf = '1'): 
       : visitColumn(g.dim);
   // A row with an empty value (unknown country, no UTM, no such property) is left out of a grouping by it, unless a fold takes it in; sums keep it (their reader decides).
   const nonEmptyVisitDims = sums ? [] : groupedVisitDims.filter((g) => !(q.fold?.values.includes('') && g.column === 'd0')).map((g) => `${visitColumn(g.dim)} != ''`);
-  const metrics = sums ? sumColumns(signed) : q.metrics.map((m) => `${METRIC_SQL[m]} AS ${m}`);
+  const metrics = sums ? sumColumns() : q.metrics.map((m) => `${METRIC_SQL[m]} AS ${m}`);
   const needsVisitTotals = sums || q.metrics.some((m) => VISIT_METRICS.includes(m));
   // Visits come only from sessions that can pass the filters (every branch below keeps only visits holding a kept event);
-  // signed sums read only the sessions with events since the cut, fewer than any filter leaves: that set first, so
-  // the period's other columns are read only for its events (a fifth of a parts read at 10M events, 30d).
-  const readFrom = signed
-    ? and([onlyIf, SINCE_CUT_FLOOR, SINCE_CUT_SESSIONS, visitEvents(true)])
-    : and([onlyIf, visitEvents(sums || q.metrics.includes('avgDurationSeconds')), ...candidateSessions(q.filters, binder, eventFilters.length ? and(eventFilters) : null)]);
+  // open sums read only the open sessions, fewer than any filter leaves: from their floor on and that set first, so
+  // the period's other columns are read only for their events (a fifth of a parts read at 10M events, 30d).
+  const readFrom = open
+    ? and([onlyIf, OPEN_FLOOR, OPEN_SESSIONS, visitEvents(true)])
+    : and([
+        onlyIf,
+        visitEvents(sums || q.metrics.includes('avgDurationSeconds')),
+        ...candidateSessions(q.filters, binder, eventFilters.length ? and(eventFilters) : null),
+        ...(form === 'closed' ? [CLOSED_SESSIONS] : []),
+      ]);
   const attributes = visitAttributeColumns(visitDims);
   // In question order: parts (plan-parts.ts) read the sums' dimensions by position.
   const dimensionSelect = dimensionColumns.map((column) => {
@@ -311,7 +314,7 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm, onlyIf = '1'): 
     const keptDerived = eventFilters.length ? [] : ALL_KEPT;
     const perVisit = ['session_id', ...(sums || q.metrics.includes('visitors') ? ['any(visitor_id) AS visitor'] : []), ...attributes, ...VISIT_TOTALS, ...keptCounts];
     const byChannel = groupedVisitDims.some((g) => g.dim === 'channel') && !q.filters.some((f) => f.dimension === 'channel') && !q.fold;
-    if (!byChannel) return outer(groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims], visitDims, keptDerived, signed));
+    if (!byChannel) return outer(groupedVisits(perVisit, readFrom, ['k_kept > 0', ...visitFilters, ...nonEmptyVisitDims], visitDims, keptDerived, open));
     // Grouped by channel: the visits are grouped by the channel's inputs (and the other
     // dimensions) first, and the channel rules run once per group instead of once per visit
     // (breakdown by channel, 1M events, 30d: 194 → 64 ms). The LIMIT keeps the engine from moving
@@ -319,14 +322,14 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm, onlyIf = '1'): 
     const otherDims = groupedVisitDims.filter((g) => g.dim !== 'channel');
     const [source, utmSource, utmMedium, utmCampaign] = CHANNEL_INPUTS.map((d) => visitColumn(d)) as [string, string, string, string];
     const keys = [...otherDims.map((g) => g.column), source, utmSource, utmMedium, utmCampaign];
-    const partial = sums ? sumColumns(signed, 'p_') : [...new Set(q.metrics.flatMap((m) => TWO_STEP_METRIC_SQL[m].partial))];
+    const partial = sums ? sumColumns('p_') : [...new Set(q.metrics.flatMap((m) => TWO_STEP_METRIC_SQL[m].partial))];
     const visits = groupedVisits(
       perVisit,
       readFrom,
       ['k_kept > 0', ...visitFilters, ...(sums ? [] : otherDims.map((g) => `${visitColumn(g.dim)} != ''`))],
       new Set([...visitDims].filter((d) => d !== 'channel')),
       keptDerived,
-      signed,
+      open,
     );
     const groupSelect = [...otherDims.map((g) => `${visitColumn(g.dim)} AS ${g.column}`), source, utmSource, utmMedium, utmCampaign, ...partial];
     const groups = `SELECT ${groupSelect.join(', ')} FROM (${visits}) GROUP BY ${keys.join(', ')} LIMIT ${binder.bind(UNLIMITED, 'UInt64')}`;
@@ -337,7 +340,7 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm, onlyIf = '1'): 
     return outer(groups, select, [`${channelColumn} != ''`]);
   }
 
-  if (signed) return outer(keptPerVisitOnce(eventDims, groupedVisitDims, ['session_id', 'any(visitor_id) AS visitor', ...attributes, ...VISIT_TOTALS], readFrom, visitFilters, visitDims, and(eventFilters)));
+  if (open) return outer(keptPerVisitOnce(eventDims, groupedVisitDims, ['session_id', 'any(visitor_id) AS visitor', ...attributes, ...VISIT_TOTALS], readFrom, visitFilters, visitDims, and(eventFilters)));
   const needsVisitColumns = groupedVisitDims.length > 0 || needsVisitTotals;
   const visits = groupedVisits(['session_id', ...attributes, ...VISIT_TOTALS], readFrom, [...visitFilters, ...nonEmptyVisitDims], visitDims);
   // Explicit PREWHERE: the row's own conditions first, so a visits-set probe only sees the events they keep (filtered pages at 10M events, 30d: 304 → 270 ms).
@@ -356,11 +359,11 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm, onlyIf = '1'): 
 }
 
 /**
- * The signed sums' rows for event-level dimensions, one per group of values, session and sign,
- * read in one pass over the since-cut sessions' events: each visit (and its part before the
- * cut) keeps the dimension values and kinds of its kept events in an array, unrolled after the
- * visit filters. Two passes (kept events joined to visits, as the whole pass does) probed the
- * period's events against the sessions twice (the signed sums of filtered pages at 10M events, 30d: 142 → 76 ms).
+ * The open sums' rows for event-level dimensions, one per group of values and session, read in
+ * one pass over the open sessions' events: each visit keeps the dimension values and kinds of its
+ * kept events in an array, unrolled after the visit filters. Two passes (kept events joined to
+ * visits, as the whole pass does) probed the period's events against the sessions twice (the
+ * since-cut sums of filtered pages at 10M events, 30d: 142 → 76 ms).
  */
 function keptPerVisitOnce(
   eventDims: readonly { column: string; sql: string }[],
@@ -375,12 +378,11 @@ function keptPerVisitOnce(
   const keptEvents = `groupArrayIf(tuple(${[...values, PAGEVIEW, CUSTOM].join(', ')}), ${COUNTED_KINDS} AND ${kept}) AS kept`;
   const visits = groupedVisits([...perVisit, keptEvents], readFrom, visitFilters, visitDims, [], true);
   const at = (i: number) => `kept_event.${i + 1}`;
-  const keys = [...eventDims.map((e) => e.column), ...groupedVisitDims.map((g) => visitColumn(g.dim)), 'session_id', 'sign'];
+  const keys = [...eventDims.map((e) => e.column), ...groupedVisitDims.map((g) => visitColumn(g.dim)), 'session_id'];
   const columns = [
     ...eventDims.map((e, i) => `${at(i)} AS ${e.column}`),
     ...groupedVisitDims.map((g) => visitColumn(g.dim)),
     'session_id',
-    'sign',
     'any(visitor) AS visitor',
     `sum(${at(values.length)}) AS k_pageviews`,
     `sum(${at(values.length + 1)}) AS k_events`,

@@ -25,6 +25,8 @@ const NOW = Date.parse('2026-03-08T12:30:00Z');
 const CUT = NOW - 30 * MINUTE;
 /** A moment after the cut. */
 const SINCE_CUT = NOW - 10 * MINUTE;
+/** Sessions with an event since then are open: read whole at every ask, never in a part. */
+const OPEN_FROM = CUT - 30 * MINUTE;
 const clock = fixedClock(NOW);
 
 let h: Harness;
@@ -55,14 +57,14 @@ const shape = (rows: readonly AnswerRow[]) => rows.map((r) => Object.fromEntries
 
 /**
  * Questions over the generated visits: any metrics, up to three dimensions of every kind (visit
- * attributes, event values, time buckets; not the exit page, which parts leave to the whole pass),
- * up to two filters on any dimension but the exit page, sometimes the referrers' fold, a page of rows.
+ * attributes, event values, time buckets), up to two filters on any dimension, sometimes the
+ * referrers' fold, a page of rows.
  */
 const questionArb = (events: readonly GenEvent[]): fc.Arbitrary<Question> =>
   fc
     .record({
-      dimensions: fc.uniqueArray(fc.constantFrom(...GROUPABLE.filter((d) => d !== 'exitPage')), { minLength: 0, maxLength: 3 }),
-      filters: fc.array(filterArb(events, FILTERABLE.filter((d) => d !== 'exitPage')), { minLength: 0, maxLength: 2 }),
+      dimensions: fc.uniqueArray(fc.constantFrom(...GROUPABLE), { minLength: 0, maxLength: 3 }),
+      filters: fc.array(filterArb(events, FILTERABLE), { minLength: 0, maxLength: 2 }),
       metrics: fc.subarray([...METRICS] as Metric[], { minLength: 1 }),
       fold: fc.boolean(),
       limit: fc.integer({ min: 1, max: 12 }),
@@ -115,13 +117,15 @@ describe('visits of closed hours kept apart', () => {
         const filled = await storedParts(projectId);
         expect(filled.length).toBeGreaterThanOrEqual(1);
 
-        // Later events of a session begun before the cut (its bounce may end, its pageviews grow, a leave adds
-        // time) and a new session: the kept parts are read as they are, and the answers still match.
-        const before = events.filter((e) => e.ts < CUT && e.ts >= period.from);
+        // A later event of a session begun before the cut (its bounce may end, its pageviews grow, a leave adds
+        // time; as ingestion joins it: within the idle time of an event before) and a new session: the kept parts
+        // are read as they are, and the answers still match.
+        const joinAt = CUT + 500;
+        const before = events.filter((e) => e.ts < CUT && e.ts > joinAt - 30 * MINUTE && e.ts >= period.from);
         const goingOn = before[pick % Math.max(1, before.length)];
         const kind = (['pageview', 'custom', 'leave'] as const)[pick % 3]!;
         const later: GenEvent[] = [makeEvent({ ts: NOW - 1000, visitor: 77, session: 770, referrerSource: 't.co', path: '/pricing', ...(live ? {} : { sessionFloor: NOW - 1000 }) })];
-        if (goingOn) later.push({ ...goingOn, ts: NOW - 2000, kind, eventName: kind === 'custom' ? 'signup' : '', durationMs: kind === 'leave' ? 4000 : 0, path: '/later', referrerSource: 'newsletter' });
+        if (goingOn) later.push({ ...goingOn, ts: joinAt, kind, eventName: kind === 'custom' ? 'signup' : '', durationMs: kind === 'leave' ? 4000 : 0, path: '/later', referrerSource: 'newsletter' });
         await insertEvents(h.deps.rowStore, projectId, later);
         await agree();
         expect(await storedParts(projectId)).toEqual(filled);
@@ -140,12 +144,12 @@ describe('visits of closed hours kept apart', () => {
     );
   }, 300_000);
 
-  it('a visit whose first pageview comes after the cut moves to that entry page, its part before the cut taken out of the empty one', async () => {
+  it('a visit whose first pageview comes after the cut moves to that entry page', async () => {
     const period = resolvePeriod('7d', 'UTC', NOW);
     const projectId = unique('cdv-entry');
     await insertEvents(h.deps.rowStore, projectId, [
-      makeEvent({ ts: CUT - HOUR, kind: 'custom', eventName: 'signup', path: '/x', referrerSource: 'google.com' }),
-      makeEvent({ ts: CUT - HOUR + 10, kind: 'leave', durationMs: 5000, path: '/x' }),
+      makeEvent({ ts: CUT - 20 * MINUTE, kind: 'custom', eventName: 'signup', path: '/x', referrerSource: 'google.com' }),
+      makeEvent({ ts: CUT - 20 * MINUTE + 10, kind: 'leave', durationMs: 5000, path: '/x' }),
       makeEvent({ ts: NOW - 3 * DAY, visitor: 2, path: '/a' }),
     ]);
     const q: Question = { metrics: ['sessions', 'visitors', 'pageviews', 'events', 'avgDurationSeconds'], dimensions: ['entryPage'], filters: [] };
@@ -234,39 +238,40 @@ describe('visits of closed hours kept apart', () => {
     expect(await storedParts(projectId)).toHaveLength(1);
   });
 
-  it('answers filtered and several-dimension questions from parts; leaves the exit page and entry-page filters that hold for none to the whole pass', async () => {
+  it('answers every question from parts, the exit page and entry-page filters that hold for none included', async () => {
     const period = resolvePeriod('7d', 'UTC', NOW);
     const projectId = unique('cdv-exit');
     await insertEvents(h.deps.rowStore, projectId, [
       makeEvent({ ts: NOW - 2 * DAY, path: '/a', referrerSource: 'google.com' }),
       makeEvent({ ts: NOW - 2 * DAY + 1000, path: '/b' }),
-      // A visit with no pageview before the cut: its part's entry page is empty, the whole visit's /later.
-      makeEvent({ ts: CUT - HOUR, visitor: 2, session: 20, kind: 'custom', eventName: 'signup', path: '/x' }),
+      // An open visit with no pageview before the cut: its entry page will be /later, its exit page moves there.
+      makeEvent({ ts: CUT - 20 * MINUTE, visitor: 2, session: 20, kind: 'custom', eventName: 'signup', path: '/x' }),
       makeEvent({ ts: CUT - 2 * HOUR, visitor: 3, session: 30, path: '/x' }),
+      // Open at the cut, then goes on: its exit page moves from /y to /z.
+      makeEvent({ ts: CUT - 5 * MINUTE, visitor: 4, session: 40, path: '/y' }),
     ]);
-    const country: Question = { metrics: ['visitors', 'pageviews', 'bounceRate'], dimensions: ['source', 'page'], filters: [{ dimension: 'country', op: 'is', values: ['US'] }] };
-    const byPage: Question = { metrics: ['visitors', 'sessions'], dimensions: ['page'], filters: [{ dimension: 'entryPage', op: 'is', values: ['/a', '/later'] }] };
-    const answered = [country, byPage, { metrics: ['visitors'], dimensions: ['time:day', 'event'], filters: [{ dimension: 'page', op: 'contains', values: ['x'] }] } satisfies Question];
-    const left: Question[] = [
+    const questions: Question[] = [
+      { metrics: ['visitors', 'pageviews', 'bounceRate'], dimensions: ['source', 'page'], filters: [{ dimension: 'country', op: 'is', values: ['US'] }] },
+      { metrics: ['visitors', 'sessions'], dimensions: ['page'], filters: [{ dimension: 'entryPage', op: 'is', values: ['/a', '/later'] }] },
+      { metrics: ['visitors'], dimensions: ['time:day', 'event'], filters: [{ dimension: 'page', op: 'contains', values: ['x'] }] },
       { metrics: ['visitors'], dimensions: ['exitPage'], filters: [] },
       { metrics: ['visitors'], dimensions: ['page'], filters: [{ dimension: 'exitPage', op: 'is', values: ['/b'] }] },
-      // Visitor 2's part before the cut would count under /x (its empty entry page is not /later), the whole visit not.
       { metrics: ['visitors', 'sessions'], dimensions: ['page'], filters: [{ dimension: 'entryPage', op: 'is_not', values: ['/later'] }] },
       { metrics: ['visitors'], dimensions: ['entryPage'], filters: [], fold: { as: '(none)', values: ['', '/a'] } },
     ];
-    for (const q of [...answered, ...left]) expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: SINCE_CUT, path: '/c' }), makeEvent({ ts: SINCE_CUT, visitor: 2, session: 20, path: '/later' })]);
-    for (const q of [...answered, ...left]) expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
-    expect(await storedParts(projectId)).toHaveLength(answered.length);
-    expect(shape(await sinceCut(projectId, period, left[0]!))).toEqual([{ exitPage: '/c', visitors: 1 }, { exitPage: '/later', visitors: 1 }, { exitPage: '/x', visitors: 1 }]);
-    expect(shape(await sinceCut(projectId, period, left[2]!))).toEqual([{ page: '/x', visitors: 1, sessions: 1 }, ...['/a', '/b', '/c'].map((page) => ({ page, visitors: 1, sessions: 1 }))].sort((x, y) => x.page.localeCompare(y.page)));
-    expect(shape(await sinceCut(projectId, period, byPage))).toEqual([
-      { page: '/a', visitors: 1, sessions: 1 },
-      { page: '/b', visitors: 1, sessions: 1 },
-      { page: '/c', visitors: 1, sessions: 1 },
-      { page: '/later', visitors: 1, sessions: 1 },
-      { page: '/x', visitors: 1, sessions: 1 },
+    for (const q of questions) expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
+    expect(await storedParts(projectId)).toHaveLength(questions.length);
+    await insertEvents(h.deps.rowStore, projectId, [
+      makeEvent({ ts: SINCE_CUT, visitor: 5, path: '/c' }),
+      makeEvent({ ts: SINCE_CUT, visitor: 2, session: 20, path: '/later' }),
+      makeEvent({ ts: SINCE_CUT, visitor: 4, session: 40, path: '/z' }),
     ]);
+    for (const q of questions) expect(shape(await sinceCut(projectId, period, q))).toEqual(shape(await wholePass(projectId, period, q)));
+    // Every answer came from the parts summed before those events.
+    expect(await storedParts(projectId)).toHaveLength(questions.length);
+    expect(shape(await sinceCut(projectId, period, questions[3]!))).toEqual(['/b', '/c', '/later', '/x', '/z'].map((exitPage) => ({ exitPage, visitors: 1 })));
+    expect(shape(await sinceCut(projectId, period, questions[5]!))).toEqual(['/a', '/b', '/c', '/x', '/y', '/z'].map((page) => ({ page, visitors: 1, sessions: 1 })));
+    expect(shape(await sinceCut(projectId, period, questions[1]!))).toEqual(['/a', '/b', '/later', '/x'].map((page) => ({ page, visitors: 1, sessions: 1 })));
   });
 
   it('a read whose part is not summed yet reads no events: its guard holds before any granule is read', async () => {
@@ -277,7 +282,7 @@ describe('visits of closed hours kept apart', () => {
     const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
     /** The rows the read took from every table (ClickHouse's own count, in JSON output's statistics). */
     const rowsRead = async (partKey: string) => {
-      const binder = new Binder({ ...rawParams(h.deps, projectId, period), cut: toClickHouseDateTime64(CUT), partKey });
+      const binder = new Binder({ ...rawParams(h.deps, projectId, period), openFrom: toClickHouseDateTime64(OPEN_FROM), partKey });
       const sql = readPartsSql(q, binder);
       const rs = await h.deps.clickhouse.query({ query: sql, query_params: binder.params, format: 'JSON' });
       const { data, statistics } = (await rs.json()) as unknown as { data: unknown[]; statistics: { rows_read: number } };
@@ -307,7 +312,7 @@ describe('visits of closed hours kept apart', () => {
     const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
     /** The events rows the read's key analysis leaves to read (ClickHouse's EXPLAIN ESTIMATE: what the probe sees). */
     const eventsToRead = async () => {
-      const binder = new Binder({ ...rawParams(at, projectId, period), cut: toClickHouseDateTime64(cut), partKey: 'summed' });
+      const binder = new Binder({ ...rawParams(at, projectId, period), openFrom: toClickHouseDateTime64(cut - 30 * MINUTE), partKey: 'summed' });
       const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${readPartsSql(q, binder)}`, query_params: binder.params, format: 'JSONEachRow' });
       return Number((await rs.json<{ table: string; rows: string }>()).find((r) => r.table === 'events')?.rows ?? 0);
     };
