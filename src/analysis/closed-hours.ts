@@ -31,7 +31,7 @@ async function closedHoursVersion(deps: ReadDeps, projectId: string): Promise<st
  * answer cache pins it for everything it computes.
  */
 export async function pinClosedHours<D extends ReadDeps>(deps: D, projectId: string, period: ResolvedPeriod): Promise<D> {
-  if (deps.closedHours?.projectId === projectId || closedHoursCut(deps, period) === null) return deps;
+  if (deps.closedHours?.projectId === projectId || (closedHoursCut(deps, period) === null && !endedInClosedHours(deps, period))) return deps;
   return { ...deps, closedHours: { projectId, version: await closedHoursVersion(deps, projectId) } };
 }
 
@@ -48,6 +48,15 @@ export function closedHoursCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod
 }
 
 /**
+ * Whether `period` ended before the closed hours do (a past custom range, a comparison): its
+ * visits are final until the closed-hours version moves (an event before its end is stamped before
+ * the hour of whoever writes it), so a part holds its whole answer.
+ */
+export function endedInClosedHours(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): boolean {
+  return period.key !== '24h' && period.to <= closedHoursEnd(deps.clock.now() - CLOCK_SKEW_MS);
+}
+
+/**
  * Where the open sessions begin: a session with no event since then cannot go on past the cut (a
  * later event joins a session only within the idle time of its last), unless a write holding
  * events before the cut moves the closed-hours version.
@@ -59,14 +68,15 @@ export const openFrom = (cut: number): number => cut - SESSION_IDLE_MS;
  * (closedHoursCut), read from parts: the closed visits (no event since openFrom) summed once per
  * group of the question's dimensions, for its filters, period start, cut and closed-hours version
  * (visit_parts; a write that may hold rows before the cut moves the version, so such a part is
- * summed again), and on each read the open sessions grouped by session.
+ * summed again), and on each read the open sessions grouped by session. A range that ended before
+ * the cut (endedInClosedHours) is read from a part of all its visits, keyed by its start and end.
  * `wholePass` answers what parts cannot: other questions, a closed-hours version that cannot be
  * read (Redis down), and a part not summed yet when `deps.background` can sum it after the answer
  * (the first ask of a question costs no more than before; without it the part is summed first).
  */
 export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: () => Promise<Record<string, unknown>[]>): Promise<Record<string, unknown>[]> {
   const cut = closedHoursCut(deps, q.period);
-  if (cut === null || !partsCanAnswer(q)) return wholePass();
+  if ((cut === null && !endedInClosedHours(deps, q.period)) || !partsCanAnswer(q)) return wholePass();
   const version = await closedHoursVersion(deps, q.projectId);
   if (version === null) return wholePass();
   // What the stored sums depend on: the groups (time buckets are the zone's) and the filters; metrics, order and page are the read's.
@@ -74,19 +84,21 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   // and go as one statement; 64 bits and the length among one project's questions of two days (the parts' retention).
   const shape = JSON.stringify([q.dimensions, q.filters, q.period.bucketTimeZone]);
   const question = `${hashToUInt64(shape)}.${shape.length}`;
-  const binder = new Binder({
-    ...(q.periodParams ?? rawParams(deps, q.projectId, q.period)),
-    openFrom: toClickHouseDateTime64(openFrom(cut)),
-    partKey: `${question}:${q.period.from}-${cut}-${version}`,
-  });
-  const sql = readPartsSql(q, binder);
+  const params = q.periodParams ?? rawParams(deps, q.projectId, q.period);
+  const binder = new Binder(
+    cut === null
+      ? { ...params, partKey: `${question}:${q.period.from}-${q.period.to}-${version}` }
+      : { ...params, openFrom: toClickHouseDateTime64(openFrom(cut)), partKey: `${question}:${q.period.from}-${cut}-${version}` },
+  );
+  const sql = readPartsSql(q, binder, { open: cut !== null });
   const exists = queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number' });
   const rows = queryJson(deps, sql, binder.params);
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
   rows.catch(() => {});
   // Both go as one statement on the embedded engine.
   if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
-  const fill = () => fillPart(deps, fillPartSql(q, binder), { ...binder.params, readTo: binder.params.openFrom! });
+  const fill = () =>
+    cut === null ? fillPart(deps, fillPartSql(q, binder, 'ended'), binder.params) : fillPart(deps, fillPartSql(q, binder), { ...binder.params, readTo: binder.params.openFrom! });
   if (deps.background) {
     const answer = wholePass();
     // After the answer, so the two do not share the cores; one fill per part at a time.

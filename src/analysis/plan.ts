@@ -49,10 +49,11 @@ const CUSTOM = "kind IN ('custom', 'transaction')";
  * What a plan answers: the question's rows (`answer`), or per group of its dimensions the sums
  * that visit_parts keeps (README "Visits of closed hours"): over the **closed** visits, those of
  * sessions with no event since `openFrom` (the cut less the session idle time: no later event can
- * join them), read up to `readTo` bound to openFrom (`closed`); or over the **open** ones, the
- * sessions with an event since openFrom, each whole visit once (`open`). Both bind `{openFrom}`.
+ * join them), read up to `readTo` bound to openFrom (`closed`); over the **open** ones, the
+ * sessions with an event since openFrom, each whole visit once (`open`; both bind `{openFrom}`);
+ * or over every visit of a range that ended before the cut (`ended`).
  */
-export type PlanForm = 'answer' | 'closed' | 'open';
+export type PlanForm = 'answer' | 'closed' | 'open' | 'ended';
 const OPEN_FROM = "{openFrom:DateTime64(3, 'UTC')}";
 const VISIT_KINDS = "kind IN ('pageview', 'custom', 'transaction', 'leave')";
 /**
@@ -246,7 +247,7 @@ export function planQuestion(q: PlanInput): Plan {
 }
 
 /**
- * The sums of a question's groups (PlanForm `closed` or `open`): its dimensions as `d0`,
+ * The sums of a question's groups (PlanForm `closed`, `open` or `ended`): its dimensions as `d0`,
  * `d1`, … (raw values: no fold, empty values kept) and sumColumns, unordered and unpaged, with
  * its parameters bound through `binder`. `onlyIf`: a condition the events are read under (a
  * constant one: when it is false, no granule is read).

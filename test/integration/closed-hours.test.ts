@@ -163,6 +163,39 @@ describe('visits of closed hours kept apart', () => {
     ]);
   });
 
+  it('answer a range that ended before the cut from a part of all its visits, read without events, summed again after an import into it', async () => {
+    // Ends three days back in Kolkata (+5:30: inside a UTC day); visits straddle its start and end.
+    const range = resolveCustomRange('2026-02-25', '2026-03-04', 'Asia/Kolkata', NOW);
+    expect(closedHoursCut(h.deps, range)).toBeNull();
+    await fc.assert(
+      fc.asyncProperty(visitsArb(fc.integer({ min: range.from - DAY, max: range.to + DAY })).chain((events) => fc.tuple(fc.constant(events), fc.array(questionArb(events), { minLength: 3, maxLength: 3 }))), async ([events, questions]) => {
+        const projectId = unique('cdv-ended');
+        await insertEvents(h.deps.rowStore, projectId, events);
+        const agree = async () => {
+          for (const q of [BY_SOURCE, ...questions]) expect([q, shape(await sinceCut(projectId, range, q))]).toEqual([q, shape(await wholePass(projectId, range, q))]);
+        };
+        await agree();
+        const filled = await storedParts(projectId);
+        expect(filled.length).toBeGreaterThanOrEqual(1);
+        // Events after the range, since the cut, change nothing of it.
+        await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: SINCE_CUT, visitor: 99, session: 990, referrerSource: 't.co' })]);
+        await agree();
+        expect(await storedParts(projectId)).toEqual(filled);
+        await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: range.to - HOUR, visitor: 88, session: 880, referrerSource: 'google.com' })]);
+        await agree();
+        expect((await storedParts(projectId)).length).toBeGreaterThan(filled.length);
+      }),
+      { numRuns: 4, endOnFailure: true },
+    );
+    // Read from its part, the range reads no events at all.
+    const projectId = unique('cdv-ended-read');
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: range.to - DAY, referrerSource: 'google.com' })]);
+    const binder = new Binder({ ...rawParams(h.deps, projectId, range), partKey: 'summed' });
+    const q: PlanInput = { projectId, period: range, metrics: ['visitors'], dimensions: ['exitPage'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
+    const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${readPartsSql(q, binder, { open: false })}`, query_params: binder.params, format: 'JSONEachRow' });
+    expect((await rs.json<{ table: string }>()).map((r) => r.table)).toEqual(['visit_parts']);
+  }, 300_000);
+
   it('a first ask is answered by the whole pass and its part summed after it, once for asks at once; without background work, before the answer', async () => {
     const projectId = unique('cdv-once');
     const period = resolvePeriod('30d', 'UTC', NOW);
