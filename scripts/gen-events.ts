@@ -86,12 +86,12 @@ INSERT INTO events (project_id, ts, kind, visitor_id, session_id, session_floor,
   duration_ms, lcp, inp, cls, fcp, ttfb)
 SELECT
   {projects:Array(String)}[1 + cityHash64(s, 7) % length({projects:Array(String)})] AS project_id,
-  toDateTime64(if(raw_ts >= {now:UInt32}, raw_ts - 7 * 86400, raw_ts), 3, 'UTC') AS ts,
+  toDateTime64(raw_ts - shift, 3, 'UTC') AS ts,
   multiIf(uk < 0.30, 'leave', uk < 0.33, 'custom', uk < 0.335, 'transaction', uk < 0.36, 'vitals', 'pageview') AS kind,
   visitor_id,
   cityHash64(s, 6) AS session_id,
-  -- As live ingestion bounds a session (README "Visits of closed hours"); none for a session some of whose events move back a week.
-  toDateTime(if(session_start + 210 >= {now:UInt32}, 0, session_start - 1800), 'UTC') AS session_floor,
+  -- As live ingestion bounds a session (README "Visits of closed hours").
+  toDateTime(session_start - shift - 1800, 'UTC') AS session_floor,
   'bench.example' AS hostname,
   if(path_rank = 1, '/', concat('/page/', toString(path_rank))) AS path,
   if(direct, '', concat('https://ref', toString(ref_rank), '.example.org/post')) AS referrer,
@@ -123,6 +123,8 @@ FROM
     toUInt32((toUInt32((utod - 0.5 * sin(2 * pi() * utod) / (2 * pi())) * 86400) + 54000) % 86400) AS secs,
     toUInt32({t0:UInt32} + (cityHash64(s, 1) % {days:UInt32}) * 86400 + secs) AS session_start,
     toUInt32(session_start + (n % 5) * 45 + cityHash64(n, 3) % 30) AS raw_ts,
+    -- A session that would reach past now is moved back a week, whole.
+    if(session_start + 210 >= {now:UInt32}, 7 * 86400, 0) AS shift,
     cityHash64(cityHash64(s, 4) % {visitors:UInt64}, {project_salt:UInt64}) AS visitor_id,
     cityHash64(n, 7) % 1000000 / 1e6 AS uk,
     toUInt32(floor(pow(5000, cityHash64(n, 8) % 1000000 / 1e6))) AS path_rank,
