@@ -57,10 +57,11 @@ export type PlanForm = 'answer' | 'closed' | 'open' | 'ended';
 const OPEN_FROM = "{openFrom:DateTime64(3, 'UTC')}";
 const VISIT_KINDS = "kind IN ('pageview', 'custom', 'transaction', 'leave')";
 /**
- * The events that open a session: a visit's (leaves lend a duration) since openFrom, with no
- * upper bound, so that the fill and every later read agree on which sessions are open.
+ * The events that open a session: any since openFrom (a vitals event keeps a session going as
+ * much as a pageview: every tracked event passes the session script), with no upper bound, so that
+ * the fill and every later read agree on which sessions are open.
  */
-const OPEN_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ts >= ${OPEN_FROM} AND ${VISIT_KINDS}`;
+const OPEN_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ts >= ${OPEN_FROM}`;
 const OPEN_SESSIONS = `session_id IN (SELECT session_id ${OPEN_EVENTS})`;
 const CLOSED_SESSIONS = `session_id NOT IN (SELECT session_id ${OPEN_EVENTS})`;
 /**

@@ -201,6 +201,21 @@ describe('visits of closed hours kept apart', () => {
     expect((await rs.json<{ table: string }>()).map((r) => r.table)).toEqual(['visit_parts']);
   }, 300_000);
 
+  it('a session kept going by a vitals event alone is open: a later pageview joining it is counted once', async () => {
+    const period = resolvePeriod('7d', 'UTC', NOW);
+    const projectId = unique('cdv-vitals');
+    await insertEvents(h.deps.rowStore, projectId, [
+      makeEvent({ ts: OPEN_FROM - 5 * MINUTE, referrerSource: 'google.com' }),
+      makeEvent({ ts: OPEN_FROM + 10 * MINUTE, kind: 'vitals' }),
+    ]);
+    expect(shape(await sinceCut(projectId, period))).toEqual(shape(await wholePass(projectId, period)));
+    // Within the idle time of the vitals event: ingestion joins it to the session.
+    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: CUT + 5 * MINUTE, path: '/later' })]);
+    const rows = await sinceCut(projectId, period);
+    expect(shape(rows)).toEqual(shape(await wholePass(projectId, period)));
+    expect(rows).toEqual([{ source: 'google.com', pageviews: 2, visitors: 1, viewedVisits: 1, bounces: 0, visitPageviews: 2 }]);
+  });
+
   it('a first ask is answered by the whole pass and its part summed after it, once for asks at once; without background work, before the answer', async () => {
     const projectId = unique('cdv-once');
     const period = resolvePeriod('30d', 'UTC', NOW);
