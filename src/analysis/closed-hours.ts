@@ -31,7 +31,7 @@ async function closedHoursVersion(deps: ReadDeps, projectId: string): Promise<st
  * answer cache pins it for everything it computes.
  */
 export async function pinClosedHours<D extends ReadDeps>(deps: D, projectId: string, period: ResolvedPeriod): Promise<D> {
-  if (deps.closedHours?.projectId === projectId || (closedHoursCut(deps, period) === null && !endedInClosedHours(deps, period))) return deps;
+  if (deps.closedHours?.projectId === projectId || !hasParts(deps, period)) return deps;
   return { ...deps, closedHours: { projectId, version: await closedHoursVersion(deps, projectId) } };
 }
 
@@ -52,9 +52,12 @@ export function closedHoursCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod
  * visits are final until the closed-hours version moves (an event before its end is stamped before
  * the hour of whoever writes it), so a part holds its whole answer.
  */
-export function endedInClosedHours(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): boolean {
+function endedInClosedHours(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): boolean {
   return period.key !== '24h' && period.to <= closedHoursEnd(deps.clock.now() - CLOCK_SKEW_MS);
 }
+
+/** Whether parts can hold `period`'s visits: it has closed hours, or it ended within them. */
+const hasParts = (deps: Pick<Deps, 'clock'>, period: ResolvedPeriod) => closedHoursCut(deps, period) !== null || endedInClosedHours(deps, period);
 
 /**
  * Where the open sessions begin: a session with no event since then cannot go on past the cut (a
@@ -76,7 +79,7 @@ export const openFrom = (cut: number): number => cut - SESSION_IDLE_MS;
  */
 export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: () => Promise<Record<string, unknown>[]>): Promise<Record<string, unknown>[]> {
   const cut = closedHoursCut(deps, q.period);
-  if ((cut === null && !endedInClosedHours(deps, q.period)) || !partsCanAnswer(q)) return wholePass();
+  if (!hasParts(deps, q.period) || !partsCanAnswer(q)) return wholePass();
   const version = await closedHoursVersion(deps, q.projectId);
   if (version === null) return wholePass();
   // What the stored sums depend on: the groups (time buckets are the zone's) and the filters; metrics, order and page are the read's.
@@ -90,15 +93,16 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
       ? { ...params, partKey: `${question}:${q.period.from}-${q.period.to}-${version}` }
       : { ...params, openFrom: toClickHouseDateTime64(openFrom(cut)), partKey: `${question}:${q.period.from}-${cut}-${version}` },
   );
-  const sql = readPartsSql(q, binder, { open: cut !== null });
+  const kind = cut === null ? 'ended' : 'closed';
+  const sql = readPartsSql(q, binder, kind);
   const exists = queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number' });
   const rows = queryJson(deps, sql, binder.params);
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
   rows.catch(() => {});
   // Both go as one statement on the embedded engine.
   if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
-  const fill = () =>
-    cut === null ? fillPart(deps, fillPartSql(q, binder, 'ended'), binder.params) : fillPart(deps, fillPartSql(q, binder), { ...binder.params, readTo: binder.params.openFrom! });
+  // A part of closed visits reads its events up to openFrom.
+  const fill = () => fillPart(deps, fillPartSql(q, binder, kind), cut === null ? binder.params : { ...binder.params, readTo: binder.params.openFrom! });
   if (deps.background) {
     const answer = wholePass();
     // After the answer, so the two do not share the cores; one fill per part at a time.

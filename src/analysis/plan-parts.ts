@@ -22,17 +22,20 @@ export function partsCanAnswer(q: Pick<PlanInput, 'dimensions'>): boolean {
 }
 
 /**
- * A part (planSums `closed`: `readTo` bound to openFrom; or `ended`: every visit of a range that
- * ended before the cut), and the marker row that says the part exists.
+ * What a part holds: the closed visits of a period ending now (planSums `closed`), read beside its
+ * open ones; or every visit of a range that ended before the cut (`ended`), read alone.
  */
-export function fillPartSql(q: PlanInput, binder: Binder, form: 'closed' | 'ended' = 'closed'): string {
+export type PartKind = 'closed' | 'ended';
+
+/** A part (`closed`: `readTo` bound to openFrom), and the marker row that says the part exists. */
+export function fillPartSql(q: PlanInput, binder: Binder, kind: PartKind = 'closed'): string {
   const values = VALUE_COLUMNS.map((_, i) => (i < q.dimensions.length ? `d${i}` : "''"));
   return `
 INSERT INTO visit_parts (project_id, part_key, marker, ${VALUE_COLUMNS.join(', ')}, ${PART_SUMS.join(', ')})
 SELECT {projectId:String}, {partKey:String}, 1, '', '', '', 0, 0, uniqCombinedStateIf(14)(toUInt64(0), 0), 0, 0, 0, 0, 0, 0
 UNION ALL
 SELECT {projectId:String}, {partKey:String}, 0, ${values.join(', ')}, ${PART_SUMS.map((c) => `s_${c}`).join(', ')}
-FROM (${planSums(q, binder, form)})`;
+FROM (${planSums(q, binder, kind)})`;
 }
 
 const MARKERS = 'FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 1';
@@ -59,12 +62,11 @@ const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {
 };
 
 /**
- * The question read from its stored part and the open visits (planSums `open`; guarded by
- * PART_STORED), or from the part alone (`open` false: a part of an ended range). Rows, order and
- * page as plan.ts answers the question; `binder` holds the period's parameters, `openFrom` (with
- * open visits) and `partKey`.
+ * The question read from its stored part and, for a part of closed visits, the open visits
+ * (planSums `open`; guarded by PART_STORED). Rows, order and page as plan.ts answers the question;
+ * `binder` holds the period's parameters, `openFrom` (closed parts) and `partKey`.
  */
-export function readPartsSql(q: PlanInput, binder: Binder, { open = true } = {}): string {
+export function readPartsSql(q: PlanInput, binder: Binder, kind: PartKind = 'closed'): string {
   const dims = q.dimensions.map((_, i) => i);
   const stored = `SELECT ${[...dims.map((i) => `${VALUE_COLUMNS[i]} AS g${i}`), ...PART_SUMS.map((c) => `${c} AS s_${c}`)].join(', ')}
 FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 0`;
@@ -78,7 +80,7 @@ FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:S
   const select = [...dims.map(key), ...q.metrics.map((m) => `${METRIC_OVER_SUMS[m]} AS ${m}`)];
   // The stored rows name the union's columns; the open visits' (d0, …, s_*) follow them by position.
   return `SELECT ${select.join(', ')}
-FROM (${stored}${open ? `\nUNION ALL\n${planSums(q, binder, 'open', PART_STORED)}` : ''})
+FROM (${stored}${kind === 'closed' ? `\nUNION ALL\n${planSums(q, binder, 'open', PART_STORED)}` : ''})
 ${grouped ? `GROUP BY ${dims.map((i) => `d${i}`).join(', ')}` : ''}
 ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
 ${orderBy}
