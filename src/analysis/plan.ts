@@ -1,6 +1,6 @@
 import { periodParams, type QueryParams } from '../reports/query.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
-import { RAW_WINDOW } from '../reports/sql/window.js';
+import { eventsFrom, RAW_WINDOW } from '../reports/sql/window.js';
 import { Binder } from './binder.js';
 import { COUNTED_KINDS, eventDimensionSql, isTimeDimension, isVisitDimension, visitAttributeColumns, visitAttributeSource, visitChannelColumn, visitColumn } from './dimensions.js';
 import { channelSql } from './channels.js';
@@ -61,16 +61,16 @@ const VISIT_KINDS = "kind IN ('pageview', 'custom', 'transaction', 'leave')";
  * much as a pageview: every tracked event passes the session script), with no upper bound, so that
  * the fill and every later read agree on which sessions are open.
  */
-const OPEN_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ts >= ${OPEN_FROM}`;
+const OPEN_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ${eventsFrom(OPEN_FROM)}`;
 const OPEN_SESSIONS = `session_id IN (SELECT session_id ${OPEN_EVENTS})`;
 const CLOSED_SESSIONS = `session_id NOT IN (SELECT session_id ${OPEN_EVENTS})`;
 /**
  * No event of an open session is older than its session_floor (0 when unknown: imports), so
  * their events lie after the smallest: a constant by the time the events are read, so the key
- * analysis skips the period's days before it instead of probing every event of the period.
+ * analysis (eventsFrom) skips the days before it instead of probing every event of the period.
  * DateTime64, as RAW_WINDOW binds its bounds.
  */
-const OPEN_FLOOR = `ts >= (SELECT toDateTime64(min(session_floor), 3, 'UTC') ${OPEN_EVENTS})`;
+const OPEN_FLOOR = eventsFrom(`(SELECT toDateTime64(min(session_floor), 3, 'UTC') ${OPEN_EVENTS})`);
 
 /**
  * The sums kept per group (visit_parts' columns, in this order, each selected as `s_<name>`):

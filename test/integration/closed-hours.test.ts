@@ -356,11 +356,15 @@ describe('visits of closed hours kept apart', () => {
     const at = { ...h.deps, clock: fixedClock(now) };
     const projectId = unique('cdv-floor');
     const period = resolvePeriod('30d', 'UTC', now);
-    // Sixty visits of the month before (another partition), and a live visit begun before the cut that goes on after it.
-    await insertEvents(h.deps.rowStore, projectId, Array.from({ length: 60 }, (_, i) => makeEvent({ ts: now - 20 * DAY + i * 1000, visitor: i + 1, referrerSource: 'google.com' })));
+    // In one insert (one part, whose range of times spans them all, so only its key can leave days out): three granules
+    // (8,192 rows each) of visits over the month's first ten days, and a live visit begun before the cut that goes on after it.
+    const earlier = Array.from({ length: 3 * 8192 }, (_, i) => makeEvent({ ts: now - 14 * DAY + i * 35_000, visitor: i + 1, referrerSource: 'google.com' }));
     const floor = cut - 10 * MINUTE - 30 * MINUTE;
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: cut - 10 * MINUTE, visitor: 500, session: 5000, referrerSource: 't.co', sessionFloor: floor })]);
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: now - 10 * MINUTE, visitor: 500, session: 5000, path: '/pricing', sessionFloor: floor })]);
+    await insertEvents(h.deps.rowStore, projectId, [
+      ...earlier,
+      makeEvent({ ts: cut - 10 * MINUTE, visitor: 500_000, session: 5000, referrerSource: 't.co', sessionFloor: floor }),
+      makeEvent({ ts: now - 10 * MINUTE, visitor: 500_000, session: 5000, path: '/pricing', sessionFloor: floor }),
+    ]);
     await h.deps.clickhouse.command({ query: "INSERT INTO visit_parts (project_id, part_key, marker) VALUES ({projectId:String}, 'summed', 1)", query_params: { projectId } });
     const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
     /** The events rows the read's key analysis leaves to read (ClickHouse's EXPLAIN ESTIMATE: what the probe sees). */
@@ -369,11 +373,11 @@ describe('visits of closed hours kept apart', () => {
       const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${readPartsSql(q, binder)}`, query_params: binder.params, format: 'JSONEachRow' });
       return Number((await rs.json<{ table: string; rows: string }>()).find((r) => r.table === 'events')?.rows ?? 0);
     };
-    // The visit's two events, not the month before.
-    expect(await eventsToRead()).toBe(2);
+    // The visit's two events, last in key order, and the granule before them (its last mark is their day), not the other two.
+    expect(await eventsToRead()).toBe(8192 + 2);
     // An imported event since the cut (no floor): every event of the period may belong to its session, so all are probed.
     await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: now - 5 * MINUTE, visitor: 600, session: 6000 })]);
-    expect(await eventsToRead()).toBe(63);
+    expect(await eventsToRead()).toBe(3 * 8192 + 3);
     const whole = await runQuestion({ ...at, dataVersions: undefined, closedHours: undefined }, projectId, period, BY_SOURCE);
     await runQuestion(at, projectId, period, BY_SOURCE);
     await h.deps.background!.settled();

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { csvSection } from '../../export/csv.js';
 import type { ResolvedPeriod } from '../../reports/periods.js';
 import { periodParams, queryRows } from '../../reports/query.js';
-import { RAW_WINDOW } from '../../reports/sql/window.js';
+import { recentWindowFrom } from '../../reports/sql/window.js';
 import { runQuestion } from '../run.js';
 import { defineEndpoint, type AnalysisContext } from './endpoint.js';
 
@@ -19,7 +19,7 @@ function lastMs(now: number, ms: number, timeZone: string): ResolvedPeriod {
 }
 
 // Pageviews per UTC minute start (epoch seconds); minute starts are the same in every zone of whole-minute offsets.
-const PAGEVIEWS_PER_MINUTE_SQL = `SELECT toString(toUnixTimestamp(toStartOfMinute(ts))) AS minute, count() AS pageviews FROM events WHERE ${RAW_WINDOW} AND kind = 'pageview' GROUP BY minute`;
+const PAGEVIEWS_PER_MINUTE_SQL = `SELECT toString(toUnixTimestamp(toStartOfMinute(ts))) AS minute, count() AS pageviews FROM events WHERE ${recentWindowFrom('from')} AND kind = 'pageview' GROUP BY minute`;
 
 export const RealtimeQuery = v.object({});
 

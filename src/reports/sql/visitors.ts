@@ -1,4 +1,4 @@
-import { RAW_WINDOW, rawWindowFrom } from './window.js';
+import { RAW_WINDOW, recentWindowFrom } from './window.js';
 
 /*
  * One visitor's summary over the period, from raw events (per-visitor detail has no rollup).
@@ -43,7 +43,7 @@ ORDER BY last_ms DESC, visitor_id ASC`;
 const BOUND_IDS = "CAST({ids:Array(String)}, 'Array(UInt64)')";
 
 /** A recent slice of the period, from `sliceFrom`. */
-const SLICE_WINDOW = rawWindowFrom('sliceFrom');
+const SLICE_WINDOW = recentWindowFrom('sliceFrom');
 
 /**
  * Phase 1 of the visitors list: the latest `limit` visitor ids of a recent slice of the period
