@@ -250,14 +250,13 @@ export function planQuestion(q: PlanInput): Plan {
 /**
  * The sums of a question's groups (PlanForm `closed`, `open` or `ended`): its dimensions as `d0`,
  * `d1`, … (raw values: no fold, empty values kept) and sumColumns, unordered and unpaged, with
- * its parameters bound through `binder`. `onlyIf`: a condition the events are read under (a
- * constant one: when it is false, no granule is read).
+ * its parameters bound through `binder`.
  */
-export function planSums(q: PlanInput, binder: Binder, form: Exclude<PlanForm, 'answer'>, onlyIf = '1'): string {
-  return buildPlan(q, binder, form, onlyIf);
+export function planSums(q: PlanInput, binder: Binder, form: Exclude<PlanForm, 'answer'>): string {
+  return buildPlan(q, binder, form);
 }
 
-function buildPlan(q: PlanInput, binder: Binder, form: PlanForm, onlyIf = '1'): string {
+function buildPlan(q: PlanInput, binder: Binder, form: PlanForm): string {
   const sums = form !== 'answer';
   const open = form === 'open';
   const { eventFilters, visitFilters, visitDims } = splitFilters(q.filters, binder);
@@ -286,9 +285,8 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm, onlyIf = '1'): 
   // open sums read only the open sessions, fewer than any filter leaves: from their floor on and that set first, so
   // the period's other columns are read only for their events (a fifth of a parts read at 10M events, 30d).
   const readFrom = open
-    ? and([onlyIf, OPEN_FLOOR, OPEN_SESSIONS, visitEvents(true)])
+    ? and([OPEN_FLOOR, OPEN_SESSIONS, visitEvents(true)])
     : and([
-        onlyIf,
         visitEvents(sums || q.metrics.includes('avgDurationSeconds')),
         ...candidateSessions(q.filters, binder, eventFilters.length ? and(eventFilters) : null),
         ...(form === 'closed' ? [CLOSED_SESSIONS] : []),

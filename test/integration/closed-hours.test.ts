@@ -327,28 +327,6 @@ describe('visits of closed hours kept apart', () => {
     expect(shape(await sinceCut(projectId, period, questions[1]!))).toEqual(['/a', '/b', '/later', '/x'].map((page) => ({ page, visitors: 1, sessions: 1 })));
   });
 
-  it('a read whose part is not summed yet reads no events: its guard holds before any granule is read', async () => {
-    const projectId = unique('cdv-guard');
-    const period = resolvePeriod('7d', 'UTC', NOW);
-    await insertEvents(h.deps.rowStore, projectId, Array.from({ length: 60 }, (_, i) => makeEvent({ ts: NOW - 2 * DAY + i * 1000, visitor: i + 1 })));
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: SINCE_CUT, visitor: 1000 })]);
-    const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
-    /** The rows the read took from every table (ClickHouse's own count, in JSON output's statistics). */
-    const rowsRead = async (partKey: string) => {
-      const binder = new Binder({ ...rawParams(h.deps, projectId, period), openFrom: toClickHouseDateTime64(OPEN_FROM), partKey });
-      const sql = readPartsSql(q, binder);
-      const rs = await h.deps.clickhouse.query({ query: sql, query_params: binder.params, format: 'JSON' });
-      const { data, statistics } = (await rs.json()) as unknown as { data: unknown[]; statistics: { rows_read: number } };
-      return { rows: data.length, read: statistics.rows_read };
-    };
-    const missing = await rowsRead('never-summed');
-    // With the part's marker stored the guard lets the read through: the period's 61 events are read too.
-    await h.deps.clickhouse.command({ query: "INSERT INTO visit_parts (project_id, part_key, marker) VALUES ({projectId:String}, 'summed', 1)", query_params: { projectId } });
-    const stored = await rowsRead('summed');
-    expect(stored.read - missing.read).toBeGreaterThanOrEqual(61);
-    expect([missing.rows, stored.rows]).toEqual([0, 1]);
-  });
-
   it("reads the since-cut sessions' events before the cut only from their floor on, unless one of them has none", async () => {
     // Months no other test here writes: what a read takes from the events table is this project's alone.
     const now = Date.parse('2026-07-15T12:30:00Z');
@@ -365,7 +343,6 @@ describe('visits of closed hours kept apart', () => {
       makeEvent({ ts: cut - 10 * MINUTE, visitor: 500_000, session: 5000, referrerSource: 't.co', sessionFloor: floor }),
       makeEvent({ ts: now - 10 * MINUTE, visitor: 500_000, session: 5000, path: '/pricing', sessionFloor: floor }),
     ]);
-    await h.deps.clickhouse.command({ query: "INSERT INTO visit_parts (project_id, part_key, marker) VALUES ({projectId:String}, 'summed', 1)", query_params: { projectId } });
     const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
     /** The events rows the read's key analysis leaves to read (ClickHouse's EXPLAIN ESTIMATE: what the probe sees). */
     const eventsToRead = async () => {
@@ -382,7 +359,7 @@ describe('visits of closed hours kept apart', () => {
     await runQuestion(at, projectId, period, BY_SOURCE);
     await h.deps.background!.settled();
     expect(shape(await runQuestion(at, projectId, period, BY_SOURCE))).toEqual(shape(whole));
-    expect((await storedParts(projectId)).length).toBe(2);
+    expect((await storedParts(projectId)).length).toBe(1);
   });
 
   it('leaves periods without closed hours to the whole pass', () => {
