@@ -14,12 +14,7 @@
  * DateTime, the embedded engine's key analysis (key `toDate(ts)`) wrongly skips granules whose
  * rows all fall on the UTC date of `to`, dropping e.g. 00:00–02:30Z of a St_Johns day.
  */
-export const RAW_WINDOW = rawWindowFrom('from');
-
-/** RAW_WINDOW from the instant bound as `{<start>:DateTime64}` instead of `from`. */
-export function rawWindowFrom(start: string): string {
-  return `project_id = {projectId:String} AND ts >= {${start}:DateTime64(3, 'UTC')} AND ts < {readTo:DateTime64(3, 'UTC')}`;
-}
+export const RAW_WINDOW = "project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')} AND ts < {readTo:DateTime64(3, 'UTC')}";
 
 /**
  * Events from `instant` (SQL of a DateTime64) on. The key holds `toDate(ts)`, not `ts`, and the
@@ -30,7 +25,7 @@ export function rawWindowFrom(start: string): string {
  */
 export const eventsFrom = (instant: string): string => `toDate(ts) >= toDate(${instant}) AND ts >= ${instant}`;
 
-/** rawWindowFrom for a recent slice of the period (the last minutes of it): the key analysis skips its earlier days. */
+/** RAW_WINDOW from the instant bound as `{<start>:DateTime64}` instead of `from`, for a recent slice of the period (its last minutes): the key analysis skips its earlier days. */
 export const recentWindowFrom = (start: string): string =>
   `project_id = {projectId:String} AND ${eventsFrom(`{${start}:DateTime64(3, 'UTC')}`)} AND ts < {readTo:DateTime64(3, 'UTC')}`;
 
