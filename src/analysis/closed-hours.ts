@@ -31,7 +31,7 @@ async function closedHoursVersion(deps: ReadDeps, projectId: string): Promise<st
  * answer cache pins it for everything it computes.
  */
 export async function pinClosedHours<D extends ReadDeps>(deps: D, projectId: string, period: ResolvedPeriod): Promise<D> {
-  if (deps.closedHours?.projectId === projectId || !hasParts(deps, period)) return deps;
+  if (deps.closedHours?.projectId === projectId || partsOf(deps, period) === null) return deps;
   return { ...deps, closedHours: { projectId, version: await closedHoursVersion(deps, projectId) } };
 }
 
@@ -41,23 +41,32 @@ export async function pinClosedHours<D extends ReadDeps>(deps: D, projectId: str
  * it ended before now, starts at or after the cut, or (`24h`) starts at a new instant at every request.
  */
 export function closedHoursCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): number | null {
-  const now = deps.clock.now();
+  return cutAt(deps.clock.now(), period);
+}
+
+const closedHoursEndAt = (now: number) => closedHoursEnd(now - CLOCK_SKEW_MS);
+
+function cutAt(now: number, period: ResolvedPeriod): number | null {
   if (period.key === '24h' || period.to < now - ENDED_BEFORE_NOW_MS) return null;
-  const cut = closedHoursEnd(now - CLOCK_SKEW_MS);
+  const cut = closedHoursEndAt(now);
   return period.from < cut ? cut : null;
 }
 
-/**
- * Whether `period` ended before the closed hours do (a past custom range, a comparison): its
- * visits are final until the closed-hours version moves (an event before its end is stamped before
- * the hour of whoever writes it), so a part holds its whole answer.
- */
-function endedInClosedHours(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): boolean {
-  return period.key !== '24h' && period.to <= closedHoursEnd(deps.clock.now() - CLOCK_SKEW_MS);
-}
+/** The part that can hold `period`'s visits, from one reading of the clock (see partsOf). */
+type Parts = { kind: 'closed'; cut: number } | { kind: 'ended' };
 
-/** Whether parts can hold `period`'s visits: it has closed hours, or it ended within them. */
-const hasParts = (deps: Pick<Deps, 'clock'>, period: ResolvedPeriod) => closedHoursCut(deps, period) !== null || endedInClosedHours(deps, period);
+/**
+ * The part that can hold `period`'s visits: its closed visits when it has closed hours
+ * (closedHoursCut); all of them when it ended before the closed hours do (a past custom range, a
+ * comparison), as its visits are final until the closed-hours version moves (an event before its
+ * end is stamped before the hour of whoever writes it); else none.
+ */
+function partsOf(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): Parts | null {
+  const now = deps.clock.now();
+  const cut = cutAt(now, period);
+  if (cut !== null) return { kind: 'closed', cut };
+  return period.key !== '24h' && period.to <= closedHoursEndAt(now) ? { kind: 'ended' } : null;
+}
 
 /**
  * Where the open sessions begin: a session with no event since then cannot go on past the cut (a
@@ -72,14 +81,14 @@ export const openFrom = (cut: number): number => cut - SESSION_IDLE_MS;
  * group of the question's dimensions, for its filters, period start, cut and closed-hours version
  * (visit_parts; a write that may hold rows before the cut moves the version, so such a part is
  * summed again), and on each read the open sessions grouped by session. A range that ended before
- * the cut (endedInClosedHours) is read from a part of all its visits, keyed by its start and end.
+ * the cut (partsOf) is read from a part of all its visits, keyed by its start and end.
  * `wholePass` answers what parts cannot: other questions, a closed-hours version that cannot be
  * read (Redis down), and a part not summed yet when `deps.background` can sum it after the answer
  * (the first ask of a question costs no more than before; without it the part is summed first).
  */
 export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: () => Promise<Record<string, unknown>[]>): Promise<Record<string, unknown>[]> {
-  const cut = closedHoursCut(deps, q.period);
-  if (!hasParts(deps, q.period) || !partsCanAnswer(q)) return wholePass();
+  const parts = partsOf(deps, q.period);
+  if (parts === null || !partsCanAnswer(q)) return wholePass();
   const version = await closedHoursVersion(deps, q.projectId);
   if (version === null) return wholePass();
   // What the stored sums depend on: the groups (time buckets are the zone's) and the filters; metrics, order and page are the read's.
@@ -89,12 +98,11 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const question = `${hashToUInt64(shape)}.${shape.length}`;
   const params = q.periodParams ?? rawParams(deps, q.projectId, q.period);
   const binder = new Binder(
-    cut === null
-      ? { ...params, partKey: `${question}:${q.period.from}-${q.period.to}-${version}` }
-      : { ...params, openFrom: toClickHouseDateTime64(openFrom(cut)), partKey: `${question}:${q.period.from}-${cut}-${version}` },
+    parts.kind === 'closed'
+      ? { ...params, openFrom: toClickHouseDateTime64(openFrom(parts.cut)), partKey: `${question}:${q.period.from}-${parts.cut}-${version}` }
+      : { ...params, partKey: `${question}:${q.period.from}-${q.period.to}-${version}` },
   );
-  const kind = cut === null ? 'ended' : 'closed';
-  const sql = readPartsSql(q, binder, kind);
+  const sql = readPartsSql(q, binder, parts.kind);
   const exists = queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number' });
   const rows = queryJson(deps, sql, binder.params);
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
@@ -102,7 +110,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   // Both go as one statement on the embedded engine.
   if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
   // A part of closed visits reads its events up to openFrom.
-  const fill = () => fillPart(deps, fillPartSql(q, binder, kind), cut === null ? binder.params : { ...binder.params, readTo: binder.params.openFrom! });
+  const fill = () => fillPart(deps, fillPartSql(q, binder, parts.kind), parts.kind === 'closed' ? { ...binder.params, readTo: binder.params.openFrom! } : binder.params);
   if (deps.background) {
     const answer = wholePass();
     // After the answer, so the two do not share the cores; one fill per part at a time.
