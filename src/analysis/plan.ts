@@ -65,12 +65,23 @@ const OPEN_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ${eve
 const OPEN_SESSIONS = `session_id IN (SELECT session_id ${OPEN_EVENTS})`;
 const CLOSED_SESSIONS = `session_id NOT IN (SELECT session_id ${OPEN_EVENTS})`;
 /**
+ * The events since openFrom, summed once per statement (the engine computes a scalar subquery
+ * once for all its equal copies): the smallest session_floor among them (OPEN_FLOOR) and how many
+ * there are (OPEN_EVENT_COUNT).
+ */
+const OPEN_SUMMARY = `(SELECT tuple(toDateTime64(min(session_floor), 3, 'UTC'), count()) ${OPEN_EVENTS})`;
+/**
  * No event of an open session is older than its session_floor (0 when unknown: imports), so
  * their events lie after the smallest: a constant by the time the events are read, so the key
  * analysis (eventsFrom) skips the days before it instead of probing every event of the period.
  * DateTime64, as RAW_WINDOW binds its bounds.
  */
-const OPEN_FLOOR = eventsFrom(`(SELECT toDateTime64(min(session_floor), 3, 'UTC') ${OPEN_EVENTS})`);
+const OPEN_FLOOR = eventsFrom(`tupleElement(${OPEN_SUMMARY}, 1)`);
+/**
+ * How many events there are since openFrom: no group has more open visitors, as every open
+ * session has one of them (plan-parts.ts ranks stored rows with it).
+ */
+export const OPEN_EVENT_COUNT = `tupleElement(${OPEN_SUMMARY}, 2)`;
 
 /**
  * The sums kept per group (visit_parts' columns, in this order, each selected as `s_<name>`):

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { Binder } from '../../src/analysis/binder.js';
 import { VISIT_SUMS, type PlanInput } from '../../src/analysis/plan.js';
-import { readPartsSql } from '../../src/analysis/plan-parts.js';
+import { mayReachPage, PART_ROWS, rankedByVisitors, readPartsSql } from '../../src/analysis/plan-parts.js';
 import { rawParams } from '../../src/reports/query.js';
 import { METRICS, type Metric } from '../../src/analysis/question.js';
 import { runQuestion, type AnswerRow, type Question } from '../../src/analysis/run.js';
@@ -360,6 +360,49 @@ describe('visits of closed hours kept apart', () => {
     await h.deps.background!.settled();
     expect(shape(await runQuestion(at, projectId, period, BY_SOURCE))).toEqual(shape(whole));
     expect((await storedParts(projectId)).length).toBe(1);
+  });
+
+  it('ranked by visitors, reads the stored rows that can reach the page: the open visits can lift a row from below it', async () => {
+    const period = resolvePeriod('7d', 'UTC', NOW);
+    const projectId = unique('cdv-ranked');
+    // Closed visits: /p0 … /p19 with 600, 575, … 125 visitors; /rising with 410, and 150 more in open visits
+    // (each with the one event since openFrom that makes it open): 560 in all, third on a page of five.
+    const events: GenEvent[] = [];
+    let visitor = 0;
+    const visits = (path: string, n: number, ts: number) => {
+      for (let i = 0; i < n; i++) events.push(makeEvent({ ts: ts + i, visitor: ++visitor, path }));
+    };
+    for (let i = 0; i < 20; i++) visits(`/p${i}`, 600 - 25 * i, NOW - 2 * DAY);
+    visits('/rising', 410, NOW - 2 * DAY);
+    visits('/rising', 150, SINCE_CUT);
+    await insertEvents(h.deps.rowStore, projectId, events);
+    const page: Question = { metrics: ['visitors', 'pageviews'], dimensions: ['page'], filters: [], limit: 3, offset: 2 };
+    const rows = await sinceCut(projectId, period, page);
+    expect(shape(rows)).toEqual(shape(await wholePass(projectId, period, page)));
+    expect(rows.map((r) => [r.page, r.visitors])).toEqual([['/rising', 560], ['/p2', 550], ['/p3', 525]]);
+
+    // What the stored branch keeps: the fifth count (500) less 4 %, the 150 events since openFrom and 16 leaves 314 and
+    // up: /rising's 410 among them, and /p0 … /p11 (325). Without the open visits' bound /rising would be left out.
+    const [[partKey]] = await storedParts(projectId);
+    const binder = new Binder({ projectId, partKey, openFrom: toClickHouseDateTime64(OPEN_FROM) });
+    const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['page'], filters: [], orderBy: [['visitors', 'desc']], limit: 3, offset: 2 };
+    const kept = async (kind: 'closed' | 'ended') => {
+      const rs = await h.deps.clickhouse.query({ query: `SELECT value FROM visit_parts WHERE ${PART_ROWS} AND ${mayReachPage(q, binder, kind)} ORDER BY value`, query_params: binder.params, format: 'JSONEachRow' });
+      return (await rs.json<{ value: string }>()).map((r) => r.value);
+    };
+    expect(await kept('closed')).toEqual(['/p0', '/p1', '/p10', '/p11', '/p2', '/p3', '/p4', '/p5', '/p6', '/p7', '/p8', '/p9', '/rising']);
+    // A part of every visit has no open ones: 500 less 4 % and 16 is 464.
+    expect(await kept('ended')).toEqual(['/p0', '/p1', '/p2', '/p3', '/p4', '/p5']);
+    // Fewer kept rows than the page reaches: every row is read.
+    const deep = await sinceCut(projectId, period, { ...page, limit: 30, offset: 0 });
+    expect(shape(deep)).toEqual(shape(await wholePass(projectId, period, { ...page, limit: 30, offset: 0 })));
+    expect(deep).toHaveLength(21);
+    // Only where rows may be many: a part of a few countries is read whole, as is a page of a fold's rows.
+    expect(rankedByVisitors(q)).toBe(true);
+    expect(rankedByVisitors({ ...q, dimensions: ['country'] })).toBe(false);
+    expect(rankedByVisitors({ ...q, dimensions: ['country', 'device'] })).toBe(true);
+    expect(rankedByVisitors({ ...q, fold: { as: '(none)', values: [''] } })).toBe(false);
+    expect(rankedByVisitors({ ...q, orderBy: [['pageviews', 'desc']] })).toBe(false);
   });
 
   it('leaves periods without closed hours to the whole pass', () => {
