@@ -159,9 +159,10 @@ function planDay(p: ProjectPlan, dayStart: number, now: number, rand: () => numb
       if (rand() < 0.3) visit.events.push({ kind: 'leave', at: at + dwell, path, durationMs: dwell });
       at += dwell + Math.floor(rand() * 3000);
     }
-    // The day's last visits are cut at now: nothing is stored after it.
-    visit.events = visit.events.filter((e) => e.at <= now);
+    // The day's last visits are cut at now: nothing is stored after it. What falls after now still counts toward the
+    // day's share, so today holds the events of its hours so far, not a whole day's squeezed into them.
     events += visit.events.length;
+    visit.events = visit.events.filter((e) => e.at <= now);
     if (visit.events.length) visits.push(visit);
   }
   return visits;
