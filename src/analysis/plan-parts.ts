@@ -39,8 +39,11 @@ SELECT {projectId:String}, {partKey:String}, 0, ${values.join(', ')}, ${PART_SUM
 FROM (${planSums(q, binder, kind)})`;
 }
 
+/** The rows of the part of `partKey`: its marker and its sums. */
+const PART_OF_KEY = 'project_id = {projectId:String} AND part_key = {partKey:String}';
+
 /** Whether the part of `partKey` exists (its marker row). */
-export const PART_EXISTS_SQL = 'SELECT count() AS n FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 1';
+export const PART_EXISTS_SQL = `SELECT count() AS n FROM visit_parts WHERE ${PART_OF_KEY} AND marker = 1`;
 
 /** Each metric over the summed parts and corrections (the same numbers as plan.ts METRIC_SQL over the visits themselves). Closed table. */
 const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {
@@ -57,7 +60,7 @@ const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {
 };
 
 /** A part's rows of sums (not its marker). */
-export const PART_ROWS = 'project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 0';
+export const PART_ROWS = `${PART_OF_KEY} AND marker = 0`;
 
 /**
  * Dimensions whose values run to thousands on a real site: paths, places below the country, free
