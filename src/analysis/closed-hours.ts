@@ -35,37 +35,33 @@ export async function pinClosedHours<D extends ReadDeps>(deps: D, projectId: str
   return { ...deps, closedHours: { projectId, version: await closedHoursVersion(deps, projectId) } };
 }
 
-/**
- * The start of the current UTC hour (a minute late, CLOCK_SKEW_MS), where a period ending now is
- * cut in two (README "Visits of closed hours"), or null when the period has no closed hour to keep:
- * it ended before now, starts at or after the cut, or (`24h`) starts at a new instant at every request.
- */
-export function closedHoursCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): number | null {
-  return cutAt(deps.clock.now(), period);
-}
-
-const closedHoursEndAt = (now: number) => closedHoursEnd(now - CLOCK_SKEW_MS);
-
-function cutAt(now: number, period: ResolvedPeriod): number | null {
-  if (period.key === '24h' || period.to < now - ENDED_BEFORE_NOW_MS) return null;
-  const cut = closedHoursEndAt(now);
-  return period.from < cut ? cut : null;
-}
-
-/** The part that can hold `period`'s visits, from one reading of the clock (see partsOf). */
+/** The part that can hold a period's visits, from one reading of the clock (see partsOf). */
 type Parts = { kind: 'closed'; cut: number } | { kind: 'ended' };
 
 /**
- * The part that can hold `period`'s visits: its closed visits when it has closed hours
- * (closedHoursCut); all of them when it ended before the closed hours do (a past custom range, a
- * comparison), as its visits are final until the closed-hours version moves (an event before its
- * end is stamped before the hour of whoever writes it); else none.
+ * The part that can hold `period`'s visits, from one reading of the clock:
+ * - `closed`, cut at the start of the current UTC hour (a minute late, CLOCK_SKEW_MS; README
+ *   "Visits of closed hours"), when the period ends now and starts before the cut;
+ * - `ended`, every visit, when it ended before the closed hours do (a past custom range, a
+ *   comparison), as its visits are final until the closed-hours version moves (an event before its
+ *   end is stamped before the hour of whoever writes it);
+ * - none for `24h`, which starts at a new instant at every request.
  */
 function partsOf(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): Parts | null {
+  if (period.key === '24h') return null;
   const now = deps.clock.now();
-  const cut = cutAt(now, period);
-  if (cut !== null) return { kind: 'closed', cut };
-  return period.key !== '24h' && period.to <= closedHoursEndAt(now) ? { kind: 'ended' } : null;
+  const cut = closedHoursEnd(now - CLOCK_SKEW_MS);
+  if (period.to >= now - ENDED_BEFORE_NOW_MS && period.from < cut) return { kind: 'closed', cut };
+  return period.to <= cut ? { kind: 'ended' } : null;
+}
+
+/**
+ * Where a period ending now is cut in two (partsOf `closed`), or null when it has no closed hour
+ * to keep: it ended before now, starts at or after the cut, or is `24h`.
+ */
+export function closedHoursCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): number | null {
+  const parts = partsOf(deps, period);
+  return parts?.kind === 'closed' ? parts.cut : null;
 }
 
 /**
@@ -77,7 +73,7 @@ export const openFrom = (cut: number): number => cut - SESSION_IDLE_MS;
 
 /**
  * The rows of a question (plan-parts.ts partsCanAnswer) of a period ending now with closed hours
- * (closedHoursCut), read from parts: the closed visits (no event since openFrom) summed once per
+ * (partsOf), read from parts: the closed visits (no event since openFrom) summed once per
  * group of the question's dimensions, for its filters, period start, cut and closed-hours version
  * (visit_parts; a write that may hold rows before the cut moves the version, so such a part is
  * summed again), and on each read the open sessions grouped by session. A range that ended before

@@ -42,6 +42,9 @@ FROM (${planSums(q, binder, kind)})`;
 /** The rows of the part of `partKey`: its marker and its sums. */
 const PART_OF_KEY = 'project_id = {projectId:String} AND part_key = {partKey:String}';
 
+/** A part's rows of sums (not its marker). */
+export const PART_ROWS = `${PART_OF_KEY} AND marker = 0`;
+
 /** Whether the part of `partKey` exists (its marker row). */
 export const PART_EXISTS_SQL = `SELECT count() AS n FROM visit_parts WHERE ${PART_OF_KEY} AND marker = 1`;
 
@@ -58,9 +61,6 @@ const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {
   bounces: 'sum(s_bounces)',
   visitPageviews: 'sum(s_visit_pageviews)',
 };
-
-/** A part's rows of sums (not its marker). */
-export const PART_ROWS = `${PART_OF_KEY} AND marker = 0`;
 
 /**
  * Dimensions whose values run to thousands on a real site: paths, places below the country, free
