@@ -66,10 +66,11 @@ const OPEN_SESSIONS = `session_id IN (SELECT session_id ${OPEN_EVENTS})`;
 const CLOSED_SESSIONS = `session_id NOT IN (SELECT session_id ${OPEN_EVENTS})`;
 /**
  * The events since openFrom, summed once per statement (the engine computes a scalar subquery
- * once for all its equal copies): the smallest session_floor among them (OPEN_FLOOR) and how many
- * there are (OPEN_EVENT_COUNT).
+ * once for all its equal copies): the smallest session_floor among them (OPEN_FLOOR; openFrom
+ * itself when there are none, as `min` of no rows is 0, which would send the read over the whole
+ * period for no session) and how many there are (OPEN_EVENT_COUNT).
  */
-const OPEN_SUMMARY = `(SELECT tuple(toDateTime64(min(session_floor), 3, 'UTC'), count()) ${OPEN_EVENTS})`;
+const OPEN_SUMMARY = `(SELECT tuple(if(count() = 0, ${OPEN_FROM}, toDateTime64(min(session_floor), 3, 'UTC')), count()) ${OPEN_EVENTS})`;
 /**
  * No event of an open session is older than its session_floor (0 when unknown: imports), so
  * their events lie after the smallest: a constant by the time the events are read, so the key

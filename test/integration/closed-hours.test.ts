@@ -362,6 +362,26 @@ describe('visits of closed hours kept apart', () => {
     expect((await storedParts(projectId)).length).toBe(1);
   });
 
+  it('with no event since open-from, reads no events for the open visits', async () => {
+    const now = Date.parse('2026-07-15T12:30:00Z');
+    const cut = now - 30 * MINUTE;
+    const at = { ...h.deps, clock: fixedClock(now) };
+    const projectId = unique('cdv-quiet');
+    const period = resolvePeriod('30d', 'UTC', now);
+    // A quiet site: visits over ten days ending four days ago, nobody since (one part, three granules).
+    await insertEvents(h.deps.rowStore, projectId, Array.from({ length: 3 * 8192 }, (_, i) => makeEvent({ ts: now - 14 * DAY + i * 35_000, visitor: i + 1, referrerSource: 'google.com' })));
+    const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
+    const binder = new Binder({ ...rawParams(at, projectId, period), openFrom: toClickHouseDateTime64(cut - 30 * MINUTE), partKey: 'summed' });
+    const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${readPartsSql(q, binder)}`, query_params: binder.params, format: 'JSONEachRow' });
+    // The smallest floor of no events would be 0 (1970): every event of the period probed for no session.
+    expect(Number((await rs.json<{ table: string; rows: string }>()).find((r) => r.table === 'events')?.rows ?? 0)).toBe(0);
+    const whole = await runQuestion({ ...at, dataVersions: undefined, closedHours: undefined }, projectId, period, BY_SOURCE);
+    await runQuestion(at, projectId, period, BY_SOURCE);
+    await h.deps.background!.settled();
+    expect(shape(await runQuestion(at, projectId, period, BY_SOURCE))).toEqual(shape(whole));
+    expect((await storedParts(projectId)).length).toBe(1);
+  });
+
   it('ranked by visitors, reads the stored rows that can reach the page: the open visits can lift a row from below it', async () => {
     const period = resolvePeriod('7d', 'UTC', NOW);
     const projectId = unique('cdv-ranked');
