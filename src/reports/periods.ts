@@ -56,7 +56,6 @@ const floorHour = (d: Temporal.ZonedDateTime) => d.round({ smallestUnit: 'hour',
 export function resolvePeriod(key: PeriodKey, timeZone: string, now: number): ResolvedPeriod {
   const utcCalendar = key === 'this_month' || key === 'this_week';
   const zone = utcCalendar ? 'UTC' : timeZone;
-  const here = Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(zone);
   const to = now + 1;
 
   if (key === '24h') {
@@ -66,11 +65,38 @@ export function resolvePeriod(key: PeriodKey, timeZone: string, now: number): Re
     // exact durations, so the starts are 3600 s apart across a DST change too. On the hour, the
     // instant `now` itself opens a 25th hour: its events go to the last bucket instead (time
     // series clamp the hour index), so there are 24 buckets.
-    let h = floorHour(Temporal.Instant.fromEpochMilliseconds(from).toZonedDateTimeISO(zone));
-    for (; h.epochMilliseconds < now; h = h.add({ hours: 1 })) buckets.push(h.epochMilliseconds);
+    const firstHour = floorHour(Temporal.Instant.fromEpochMilliseconds(from).toZonedDateTimeISO(zone)).epochMilliseconds;
+    for (let h = firstHour; h < now; h += HOUR_MS) buckets.push(h);
     return { key, from, now, to, granularity: 'hour', bucketTimeZone: zone, buckets };
   }
 
+  const memoKey = `${key} ${zone}`;
+  let days = dayPeriods.get(memoKey);
+  if (!days || now < days.todayStart || now >= days.tomorrowStart) {
+    days = calendarDays(key, Temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(zone));
+    if (dayPeriods.size >= MEMO_LIMIT) dayPeriods.clear();
+    dayPeriods.set(memoKey, days);
+  }
+  return { key, from: days.from, now, to, granularity: 'day', bucketTimeZone: zone, buckets: days.buckets.slice() };
+}
+
+/** The part of a calendar period that only the day holding now decides, and that day's bounds. */
+interface CalendarDays {
+  from: number;
+  buckets: readonly number[];
+  todayStart: number;
+  tomorrowStart: number;
+}
+
+/**
+ * Calendar periods of the (key, zone) pairs asked lately, each valid for the zone's day it was
+ * resolved in: stepping a period's days through the zone's calendar costs ~0.5 ms for 30 days and
+ * ~5 ms for 12 months, paid by every report request before its first read.
+ */
+const dayPeriods = new Map<string, CalendarDays>();
+const MEMO_LIMIT = 1_000;
+
+function calendarDays(key: Exclude<PeriodKey, '24h'>, here: Temporal.ZonedDateTime): CalendarDays {
   let first: Temporal.ZonedDateTime;
   const today = startOfDay(here);
   switch (key) {
@@ -98,5 +124,5 @@ export function resolvePeriod(key: PeriodKey, timeZone: string, now: number): Re
   for (let d = first; Temporal.ZonedDateTime.compare(d, today) <= 0; d = startOfDay(d.add({ days: 1 }))) {
     buckets.push(d.epochMilliseconds);
   }
-  return { key, from: first.epochMilliseconds, now, to, granularity: 'day', bucketTimeZone: zone, buckets };
+  return { from: first.epochMilliseconds, buckets, todayStart: today.epochMilliseconds, tomorrowStart: startOfDay(today.add({ days: 1 })).epochMilliseconds };
 }
