@@ -197,6 +197,28 @@ describe('a whole dashboard through the app', () => {
     expect(sent.at(-1)).toContain('stats_1d');
   });
 
+  it('has stats and referrers read the same visits of closed hours, so a dashboard sends that read once', async () => {
+    const at = h.deps.clock.now();
+    const visitReads = async (report: string) => {
+      const asked: string[] = [];
+      const recording = withQuery(h.deps.clickhouse, (params) => {
+        asked.push(sameReadKey(params));
+        return h.deps.clickhouse.query(params);
+      });
+      const deps = { ...h.deps, clickhouse: recording, answers: undefined, clock: fixedClock(at) };
+      const app = createApp(deps, createServices(deps));
+      const res = await app.request(`/api/v1/projects/${domain}/${report}?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
+      expect(res.status, report).toBe(200);
+      await h.deps.background!.settled();
+      return asked.filter((read) => read.includes('visit_parts')).sort();
+    };
+    // The first ask sums the part; then both read it.
+    await visitReads('referrers');
+    const stats = await visitReads('stats');
+    expect(stats.length).toBeGreaterThan(0);
+    expect(await visitReads('referrers')).toEqual(stats);
+  });
+
   it('answers its 12 requests sent at once as it answers them one by one', async () => {
     const { sent, reads } = counted(h.deps.clickhouse);
     // Without the answer cache, so that every answer is computed by the engine each time.
