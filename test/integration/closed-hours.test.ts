@@ -327,59 +327,56 @@ describe('visits of closed hours kept apart', () => {
     expect(shape(await sinceCut(projectId, period, questions[1]!))).toEqual(['/a', '/b', '/later', '/x'].map((page) => ({ page, visitors: 1, sessions: 1 })));
   });
 
-  it("reads the since-cut sessions' events before the cut only from their floor on, unless one of them has none", async () => {
+  describe('the open visits read events from their floor on', () => {
     // Months no other test here writes: what a read takes from the events table is this project's alone.
     const now = Date.parse('2026-07-15T12:30:00Z');
     const cut = now - 30 * MINUTE;
-    const at = { ...h.deps, clock: fixedClock(now) };
-    const projectId = unique('cdv-floor');
+    /** The harness's deps at now (the harness starts before the tests run). */
+    const at = () => ({ ...h.deps, clock: fixedClock(now) });
     const period = resolvePeriod('30d', 'UTC', now);
-    // In one insert (one part, whose range of times spans them all, so only its key can leave days out): three granules
-    // (8,192 rows each) of visits over the month's first ten days, and a live visit begun before the cut that goes on after it.
-    const earlier = Array.from({ length: 3 * 8192 }, (_, i) => makeEvent({ ts: now - 14 * DAY + i * 35_000, visitor: i + 1, referrerSource: 'google.com' }));
-    const floor = cut - 10 * MINUTE - 30 * MINUTE;
-    await insertEvents(h.deps.rowStore, projectId, [
-      ...earlier,
-      makeEvent({ ts: cut - 10 * MINUTE, visitor: 500_000, session: 5000, referrerSource: 't.co', sessionFloor: floor }),
-      makeEvent({ ts: now - 10 * MINUTE, visitor: 500_000, session: 5000, path: '/pricing', sessionFloor: floor }),
-    ]);
-    const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
-    /** The events rows the read's key analysis leaves to read (ClickHouse's EXPLAIN ESTIMATE: what the probe sees). */
-    const eventsToRead = async () => {
-      const binder = new Binder({ ...rawParams(at, projectId, period), openFrom: toClickHouseDateTime64(cut - 30 * MINUTE), partKey: 'summed' });
+    /** Three granules (8,192 rows each) of visits over ten days ending four days before now. */
+    const tenDaysOfVisits = () => Array.from({ length: 3 * 8192 }, (_, i) => makeEvent({ ts: now - 14 * DAY + i * 35_000, visitor: i + 1, referrerSource: 'google.com' }));
+    /** The events rows a parts read's key analysis leaves to read (ClickHouse's EXPLAIN ESTIMATE: what the probe sees). */
+    const eventsToRead = async (projectId: string) => {
+      const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
+      const binder = new Binder({ ...rawParams(at(), projectId, period), openFrom: toClickHouseDateTime64(cut - 30 * MINUTE), partKey: 'summed' });
       const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${readPartsSql(q, binder)}`, query_params: binder.params, format: 'JSONEachRow' });
       return Number((await rs.json<{ table: string; rows: string }>()).find((r) => r.table === 'events')?.rows ?? 0);
     };
-    // The visit's two events, last in key order, and the granule before them (its last mark is their day), not the other two.
-    expect(await eventsToRead()).toBe(8192 + 2);
-    // An imported event since the cut (no floor): every event of the period may belong to its session, so all are probed.
-    await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: now - 5 * MINUTE, visitor: 600, session: 6000 })]);
-    expect(await eventsToRead()).toBe(3 * 8192 + 3);
-    const whole = await runQuestion({ ...at, dataVersions: undefined, closedHours: undefined }, projectId, period, BY_SOURCE);
-    await runQuestion(at, projectId, period, BY_SOURCE);
-    await h.deps.background!.settled();
-    expect(shape(await runQuestion(at, projectId, period, BY_SOURCE))).toEqual(shape(whole));
-    expect((await storedParts(projectId)).length).toBe(1);
-  });
+    /** The answer from parts (after the first ask summed one) is the whole pass's. */
+    const expectPartsAnswerAsWhole = async (projectId: string) => {
+      const whole = await runQuestion({ ...at(), dataVersions: undefined, closedHours: undefined }, projectId, period, BY_SOURCE);
+      await runQuestion(at(), projectId, period, BY_SOURCE);
+      await h.deps.background!.settled();
+      expect(shape(await runQuestion(at(), projectId, period, BY_SOURCE))).toEqual(shape(whole));
+      expect((await storedParts(projectId)).length).toBe(1);
+    };
 
-  it('with no event since open-from, reads no events for the open visits', async () => {
-    const now = Date.parse('2026-07-15T12:30:00Z');
-    const cut = now - 30 * MINUTE;
-    const at = { ...h.deps, clock: fixedClock(now) };
-    const projectId = unique('cdv-quiet');
-    const period = resolvePeriod('30d', 'UTC', now);
-    // A quiet site: visits over ten days ending four days ago, nobody since (one part, three granules).
-    await insertEvents(h.deps.rowStore, projectId, Array.from({ length: 3 * 8192 }, (_, i) => makeEvent({ ts: now - 14 * DAY + i * 35_000, visitor: i + 1, referrerSource: 'google.com' })));
-    const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
-    const binder = new Binder({ ...rawParams(at, projectId, period), openFrom: toClickHouseDateTime64(cut - 30 * MINUTE), partKey: 'summed' });
-    const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${readPartsSql(q, binder)}`, query_params: binder.params, format: 'JSONEachRow' });
-    // The smallest floor of no events would be 0 (1970): every event of the period probed for no session.
-    expect(Number((await rs.json<{ table: string; rows: string }>()).find((r) => r.table === 'events')?.rows ?? 0)).toBe(0);
-    const whole = await runQuestion({ ...at, dataVersions: undefined, closedHours: undefined }, projectId, period, BY_SOURCE);
-    await runQuestion(at, projectId, period, BY_SOURCE);
-    await h.deps.background!.settled();
-    expect(shape(await runQuestion(at, projectId, period, BY_SOURCE))).toEqual(shape(whole));
-    expect((await storedParts(projectId)).length).toBe(1);
+    it('skip the days before the smallest floor, unless one of the sessions has none', async () => {
+      const projectId = unique('cdv-floor');
+      // In one insert (one part, whose range of times spans them all, so only its key can leave days out): the ten days
+      // of visits and a live visit begun before the cut that goes on after it.
+      const floor = cut - 10 * MINUTE - 30 * MINUTE;
+      await insertEvents(h.deps.rowStore, projectId, [
+        ...tenDaysOfVisits(),
+        makeEvent({ ts: cut - 10 * MINUTE, visitor: 500_000, session: 5000, referrerSource: 't.co', sessionFloor: floor }),
+        makeEvent({ ts: now - 10 * MINUTE, visitor: 500_000, session: 5000, path: '/pricing', sessionFloor: floor }),
+      ]);
+      // The visit's two events, last in key order, and the granule before them (its last mark is their day), not the other two.
+      expect(await eventsToRead(projectId)).toBe(8192 + 2);
+      // An imported event since the cut (no floor): every event of the period may belong to its session, so all are probed.
+      await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: now - 5 * MINUTE, visitor: 600, session: 6000 })]);
+      expect(await eventsToRead(projectId)).toBe(3 * 8192 + 3);
+      await expectPartsAnswerAsWhole(projectId);
+    });
+
+    it('read none with no event since open-from', async () => {
+      const projectId = unique('cdv-quiet');
+      // A quiet site: nobody since the ten days. The smallest floor of no events would be 0 (1970): every event of the period probed for no session.
+      await insertEvents(h.deps.rowStore, projectId, tenDaysOfVisits());
+      expect(await eventsToRead(projectId)).toBe(0);
+      await expectPartsAnswerAsWhole(projectId);
+    });
   });
 
   it('ranked by visitors, reads the stored rows that can reach the page: the open visits can lift a row from below it', async () => {

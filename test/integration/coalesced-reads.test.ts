@@ -180,6 +180,22 @@ describe('a whole dashboard through the app', () => {
     await insertEvents(h.deps.rowStore, project.id, events);
   });
 
+  /** The reads `reports` (30d, one after another, without the answer cache) send at `at`, as combined reads tell them apart: text and the values of the parameters it names. */
+  const readsOf = async (reports: readonly string[], at: number) => {
+    const asked: string[] = [];
+    const recording = withQuery(h.deps.clickhouse, (params) => {
+      asked.push(sameReadKey(params));
+      return h.deps.clickhouse.query(params);
+    });
+    const deps = { ...h.deps, clickhouse: recording, answers: undefined, clock: fixedClock(at) };
+    const app = createApp(deps, createServices(deps));
+    for (const report of reports) {
+      const res = await app.request(`/api/v1/projects/${domain}/${report}?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
+      expect(res.status, report).toBe(200);
+    }
+    return asked.sort();
+  };
+
   it('sends the stats report’s reads, rollups and the stored visits of closed hours, as one statement', async () => {
     const { sent, reads } = counted(h.deps.clickhouse);
     const deps = { ...h.deps, clickhouse: reads, answers: undefined, clock: fixedClock(h.deps.clock.now()) };
@@ -200,17 +216,9 @@ describe('a whole dashboard through the app', () => {
   it('has stats and referrers read the same visits of closed hours, so a dashboard sends that read once', async () => {
     const at = h.deps.clock.now();
     const visitReads = async (report: string) => {
-      const asked: string[] = [];
-      const recording = withQuery(h.deps.clickhouse, (params) => {
-        asked.push(sameReadKey(params));
-        return h.deps.clickhouse.query(params);
-      });
-      const deps = { ...h.deps, clickhouse: recording, answers: undefined, clock: fixedClock(at) };
-      const app = createApp(deps, createServices(deps));
-      const res = await app.request(`/api/v1/projects/${domain}/${report}?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
-      expect(res.status, report).toBe(200);
+      const asked = await readsOf([report], at);
       await h.deps.background!.settled();
-      return asked.filter((read) => read.includes('visit_parts')).sort();
+      return asked.filter((read) => read.includes('visit_parts'));
     };
     // The first ask sums the part; then both read it.
     await visitReads('referrers');
@@ -245,23 +253,9 @@ describe('a whole dashboard through the app', () => {
     const HOUR = 3_600_000;
     let at = h.deps.clock.now() + 1_000;
     if (Math.floor(at / HOUR) !== Math.floor((at + 4_321) / HOUR)) at = Math.ceil(at / HOUR) * HOUR + 1_000;
-    const dashboardAt = async (at: number) => {
-      const asked: string[] = [];
-      const recording = withQuery(h.deps.clickhouse, (params) => {
-        // A read as combined reads tell them apart: its text and the values of the parameters it names.
-        asked.push(sameReadKey(params));
-        return h.deps.clickhouse.query(params);
-      });
-      const deps = { ...h.deps, clickhouse: recording, answers: undefined, clock: fixedClock(at) };
-      const app = createApp(deps, createServices(deps));
-      for (const report of ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'devices', 'browsers', 'os', 'events', 'visitors', 'performance']) {
-        const res = await app.request(`/api/v1/projects/${domain}/${report}?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
-        expect(res.status, report).toBe(200);
-      }
-      return asked.sort();
-    };
-    const first = await dashboardAt(at);
-    const later = await dashboardAt(at + 4_321);
+    const dashboard = ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'devices', 'browsers', 'os', 'events', 'visitors', 'performance'];
+    const first = await readsOf(dashboard, at);
+    const later = await readsOf(dashboard, at + 4_321);
     expect(first.length).toBeGreaterThan(12);
     expect(later).toEqual(first);
   });
