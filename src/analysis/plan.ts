@@ -67,12 +67,13 @@ const CLOSED_SESSIONS = `session_id NOT IN (SELECT session_id ${OPEN_EVENTS})`;
 /** The events since openFrom of sessions without a floor (imports). */
 const FLOORLESS_OPEN_EVENTS = `${OPEN_EVENTS} AND session_floor = 0`;
 /**
- * Stored with a closed part (its marker row, plan-parts.ts fillPartSql): the earliest event in the
- * period before openFrom of the sessions without a floor that are open when it is summed (openFrom
- * when there is none), and how many events without a floor there are since openFrom then.
+ * Stored with a closed part (its marker row, plan-parts.ts fillPartSql): how many events without a
+ * floor there are since openFrom when it is summed, and the earliest event in the period before
+ * openFrom of their sessions (openFrom when there is none; with no such event the count, a
+ * constant by then, leaves the period unread).
  */
-export const FLOORLESS_OPEN_FROM = `(SELECT if(count() = 0, ${OPEN_FROM}, min(ts)) FROM events WHERE project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')} AND ts < ${OPEN_FROM} AND session_id IN (SELECT session_id ${FLOORLESS_OPEN_EVENTS}))`;
 export const FLOORLESS_OPEN_COUNT = `(SELECT count() ${FLOORLESS_OPEN_EVENTS})`;
+export const FLOORLESS_OPEN_FROM = `(SELECT if(count() = 0, ${OPEN_FROM}, min(ts)) FROM events WHERE project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')} AND ts < ${OPEN_FROM} AND ${FLOORLESS_OPEN_COUNT} > 0 AND session_id IN (SELECT session_id ${FLOORLESS_OPEN_EVENTS}))`;
 /**
  * The events since openFrom, summed once per statement (the engine computes a scalar subquery
  * once for all its equal copies): the smallest session_floor among those with one (openFrom itself

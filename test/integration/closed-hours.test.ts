@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { Binder } from '../../src/analysis/binder.js';
-import { VISIT_SUMS, type PlanInput } from '../../src/analysis/plan.js';
+import { FLOORLESS_OPEN_FROM, VISIT_SUMS, type PlanInput } from '../../src/analysis/plan.js';
 import { mayReachPage, PART_ROWS, rankedByVisitors, readPartsSql } from '../../src/analysis/plan-parts.js';
 import { rawParams } from '../../src/reports/query.js';
 import { METRICS, type Metric } from '../../src/analysis/question.js';
@@ -337,12 +337,14 @@ describe('visits of closed hours kept apart', () => {
     /** Three granules (8,192 rows each) of visits over ten days ending four days before now. */
     const tenDaysOfVisits = () => Array.from({ length: 3 * 8192 }, (_, i) => makeEvent({ ts: now - 14 * DAY + i * 35_000, visitor: i + 1, referrerSource: 'google.com' }));
     /** The events rows a parts read's key analysis leaves to read (ClickHouse's EXPLAIN ESTIMATE: what the probe sees). */
-    const eventsToRead = async (projectId: string, partKey = 'not summed') => {
+    const eventsToRead = async (projectId: string, partKey = 'not summed', sql = (q: PlanInput, binder: Binder) => readPartsSql(q, binder)) => {
       const q: PlanInput = { projectId, period, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
       const binder = new Binder({ ...rawParams(at(), projectId, period), openFrom: toClickHouseDateTime64(cut - 30 * MINUTE), partKey });
-      const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${readPartsSql(q, binder)}`, query_params: binder.params, format: 'JSONEachRow' });
+      const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${sql(q, binder)}`, query_params: binder.params, format: 'JSONEachRow' });
       return Number((await rs.json<{ table: string; rows: string }>()).find((r) => r.table === 'events')?.rows ?? 0);
     };
+    /** What a fill reads to find where the open sessions without a floor begin (its own statement: FLOORLESS_OPEN_FROM without its parentheses). */
+    const floorlessSearch = () => FLOORLESS_OPEN_FROM.slice(1, -1);
     /** The answer from parts (after the first ask summed one) is the whole pass's. */
     const expectPartsAnswerAsWhole = async (projectId: string) => {
       const whole = await runQuestion({ ...at(), dataVersions: undefined, closedHours: undefined }, projectId, period, BY_SOURCE);
@@ -371,6 +373,8 @@ describe('visits of closed hours kept apart', () => {
         makeEvent({ ts: now - 5 * MINUTE, visitor: 600_000, session: 6_000_001, path: '/later' }),
       ]);
       expect(await eventsToRead(projectId)).toBe(3 * 8192 + 2 + 2);
+      // The fill searches the period once for where they begin.
+      expect(await eventsToRead(projectId, undefined, floorlessSearch)).toBe(3 * 8192 + 2 + 2);
       await expectPartsAnswerAsWhole(projectId);
       // The part keeps its earliest event (the cut less three hours, the same day): read from there, as the live visit's.
       const [[partKey]] = await storedParts(projectId);
@@ -390,6 +394,8 @@ describe('visits of closed hours kept apart', () => {
       // A quiet site: nobody since the ten days. The smallest floor of no events would be 0 (1970): every event of the period probed for no session.
       await insertEvents(h.deps.rowStore, projectId, tenDaysOfVisits());
       expect(await eventsToRead(projectId)).toBe(0);
+      // Nor does the fill search the period for sessions without a floor.
+      expect(await eventsToRead(projectId, undefined, floorlessSearch)).toBe(0);
       await expectPartsAnswerAsWhole(projectId);
     });
   });
