@@ -1,6 +1,6 @@
 import type { Binder } from './binder.js';
 import type { Dimension } from './question.js';
-import { FLOORLESS_OPEN_COUNT, FLOORLESS_OPEN_FROM, OPEN_EVENT_COUNT, orderAlias, PART_SUMS, planSums, type PlanInput, type PlanMetric } from './plan.js';
+import { FLOORLESS_OPEN_COUNT, FLOORLESS_OPEN_FROM, OPEN_EVENT_COUNT, orderAlias, PART_OF_KEY, PART_SUMS, planSums, type PlanInput, type PlanMetric } from './plan.js';
 
 /*
  * Questions over visits answered in two parts (README "Visits of closed hours"): the closed visits
@@ -43,9 +43,6 @@ UNION ALL
 SELECT {projectId:String}, {partKey:String}, 0, ${values.join(', ')}, ${PART_SUMS.map((c) => `s_${c}`).join(', ')}, ${NO_FLOORLESS}
 FROM (${planSums(q, binder, kind)})`;
 }
-
-/** The rows of the part of `partKey`: its marker and its sums. */
-const PART_OF_KEY = 'project_id = {projectId:String} AND part_key = {partKey:String}';
 
 /** A part's rows of sums (not its marker). */
 export const PART_ROWS = `${PART_OF_KEY} AND marker = 0`;

@@ -81,8 +81,10 @@ export const FLOORLESS_OPEN_FROM = `(SELECT if(count() = 0, ${OPEN_FROM}, min(ts
  * for no session), how many there are (OPEN_EVENT_COUNT) and how many have no floor.
  */
 const OPEN_SUMMARY = `(SELECT tuple(if(countIf(session_floor > 0) = 0, ${OPEN_FROM}, toDateTime64(minIf(session_floor, session_floor > 0), 3, 'UTC')), count(), countIf(session_floor = 0)) ${OPEN_EVENTS})`;
+/** The rows of the part of `partKey` in visit_parts (plan-parts.ts): its marker and its sums. */
+export const PART_OF_KEY = 'project_id = {projectId:String} AND part_key = {partKey:String}';
 /** The part's marker row: FLOORLESS_OPEN_FROM and FLOORLESS_OPEN_COUNT as stored, and whether it exists. */
-const STORED_FLOORLESS = "(SELECT tuple(min(floorless_from), max(floorless_events), count()) FROM visit_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 1)";
+const STORED_FLOORLESS = `(SELECT tuple(min(floorless_from), max(floorless_events), count()) FROM visit_parts WHERE ${PART_OF_KEY} AND marker = 1)`;
 /**
  * Where the events of the sessions without a floor may start: openFrom when none is open; when as
  * many events without a floor are stored since openFrom as the part found (only an import writes
