@@ -1,11 +1,11 @@
 import type { Binder } from './binder.js';
 import type { Dimension } from './question.js';
-import { FLOORLESS_OPEN_COUNT, FLOORLESS_OPEN_FROM, OPEN_EVENT_COUNT, orderAlias, PART_OF_KEY, PART_SUMS, planSums, type PlanInput, type PlanMetric } from './plan.js';
+import { OPEN_EVENT_COUNT, orderAlias, PART_SUMS, planSums, type PlanInput, type PlanMetric } from './plan.js';
 
 /*
  * Questions over visits answered in two parts (README "Visits of closed hours"): the closed visits
  * of the period (sessions with no event since `openFrom`, the cut less the session idle time)
- * summed once per group of the question's dimensions into visit_parts (migrations 0022–0023, 0025–0026), and
+ * summed once per group of the question's dimensions into visit_parts (migrations 0022–0023), and
  * on every read the open sessions grouped whole beside them (plan.ts planSums). Binds what
  * RAW_WINDOW binds, `openFrom` (DateTime64) and `partKey`; values through the question's binder.
  */
@@ -28,21 +28,19 @@ export function partsCanAnswer(q: Pick<PlanInput, 'dimensions'>): boolean {
  */
 export type PartKind = 'closed' | 'ended';
 
-/** The floorless columns of rows that need none (sums, an ended part's marker), typed as the marker's. */
-const NO_FLOORLESS = "toDateTime64(0, 3, 'UTC'), toUInt64(0)";
-
 /** A part (`closed`: `readTo` bound to openFrom), and the marker row that says the part exists. */
 export function fillPartSql(q: PlanInput, binder: Binder, kind: PartKind = 'closed'): string {
   const values = VALUE_COLUMNS.map((_, i) => (i < q.dimensions.length ? `d${i}` : "''"));
-  // What reads of the open visits need to bound the sessions without a floor (plan.ts FLOORLESS_FLOOR).
-  const floorless = kind === 'closed' ? `${FLOORLESS_OPEN_FROM}, ${FLOORLESS_OPEN_COUNT}` : NO_FLOORLESS;
   return `
-INSERT INTO visit_parts (project_id, part_key, marker, ${VALUE_COLUMNS.join(', ')}, ${PART_SUMS.join(', ')}, floorless_from, floorless_events)
-SELECT {projectId:String}, {partKey:String}, 1, '', '', '', 0, 0, uniqCombinedStateIf(14)(toUInt64(0), 0), 0, 0, 0, 0, 0, 0, ${floorless}
+INSERT INTO visit_parts (project_id, part_key, marker, ${VALUE_COLUMNS.join(', ')}, ${PART_SUMS.join(', ')})
+SELECT {projectId:String}, {partKey:String}, 1, '', '', '', 0, 0, uniqCombinedStateIf(14)(toUInt64(0), 0), 0, 0, 0, 0, 0, 0
 UNION ALL
-SELECT {projectId:String}, {partKey:String}, 0, ${values.join(', ')}, ${PART_SUMS.map((c) => `s_${c}`).join(', ')}, ${NO_FLOORLESS}
+SELECT {projectId:String}, {partKey:String}, 0, ${values.join(', ')}, ${PART_SUMS.map((c) => `s_${c}`).join(', ')}
 FROM (${planSums(q, binder, kind)})`;
 }
+
+/** The rows of the part of `partKey`: its marker and its sums. */
+const PART_OF_KEY = 'project_id = {projectId:String} AND part_key = {partKey:String}';
 
 /** A part's rows of sums (not its marker). */
 export const PART_ROWS = `${PART_OF_KEY} AND marker = 0`;

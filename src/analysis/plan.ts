@@ -64,41 +64,20 @@ const VISIT_KINDS = "kind IN ('pageview', 'custom', 'transaction', 'leave')";
 const OPEN_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ${eventsFrom(OPEN_FROM)}`;
 const OPEN_SESSIONS = `session_id IN (SELECT session_id ${OPEN_EVENTS})`;
 const CLOSED_SESSIONS = `session_id NOT IN (SELECT session_id ${OPEN_EVENTS})`;
-/** The events since openFrom of sessions without a floor (imports). */
-const FLOORLESS_OPEN_EVENTS = `${OPEN_EVENTS} AND session_floor = 0`;
-/**
- * Stored with a closed part (its marker row, plan-parts.ts fillPartSql): how many events without a
- * floor there are since openFrom when it is summed, and the earliest event in the period before
- * openFrom of their sessions (openFrom when there is none; with no such event the count, a
- * constant by then, leaves the period unread).
- */
-export const FLOORLESS_OPEN_COUNT = `(SELECT count() ${FLOORLESS_OPEN_EVENTS})`;
-export const FLOORLESS_OPEN_FROM = `(SELECT if(count() = 0, ${OPEN_FROM}, min(ts)) FROM events WHERE project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')} AND ts < ${OPEN_FROM} AND ${FLOORLESS_OPEN_COUNT} > 0 AND session_id IN (SELECT session_id ${FLOORLESS_OPEN_EVENTS}))`;
 /**
  * The events since openFrom, summed once per statement (the engine computes a scalar subquery
- * once for all its equal copies): the smallest session_floor among those with one (openFrom itself
- * when there are none, as `min` of no rows is 0, which would send the read over the whole period
- * for no session), how many there are (OPEN_EVENT_COUNT) and how many have no floor.
+ * once for all its equal copies): the smallest session_floor among them (OPEN_FLOOR; openFrom
+ * itself when there are none, as `min` of no rows is 0, which would send the read over the whole
+ * period for no session) and how many there are (OPEN_EVENT_COUNT).
  */
-const OPEN_SUMMARY = `(SELECT tuple(if(countIf(session_floor > 0) = 0, ${OPEN_FROM}, toDateTime64(minIf(session_floor, session_floor > 0), 3, 'UTC')), count(), countIf(session_floor = 0)) ${OPEN_EVENTS})`;
-/** The rows of the part of `partKey` in visit_parts (plan-parts.ts): its marker and its sums. */
-export const PART_OF_KEY = 'project_id = {projectId:String} AND part_key = {partKey:String}';
-/** The part's marker row: FLOORLESS_OPEN_FROM and FLOORLESS_OPEN_COUNT as stored, and whether it exists. */
-const STORED_FLOORLESS = `(SELECT tuple(min(floorless_from), max(floorless_events), count()) FROM visit_parts WHERE ${PART_OF_KEY} AND marker = 1)`;
+const OPEN_SUMMARY = `(SELECT tuple(if(count() = 0, ${OPEN_FROM}, toDateTime64(min(session_floor), 3, 'UTC')), count()) ${OPEN_EVENTS})`;
 /**
- * Where the events of the sessions without a floor may start: openFrom when none is open; when as
- * many events without a floor are stored since openFrom as the part found (only an import writes
- * them, and an import moves the closed-hours version, so a part read at all saw them all), the
- * earliest event the part found of those sessions; otherwise the whole period.
+ * No event of an open session is older than its session_floor (0 when unknown: imports), so
+ * their events lie after the smallest: a constant by the time the events are read, so the key
+ * analysis (eventsFrom) skips the days before it instead of probing every event of the period.
+ * DateTime64, as RAW_WINDOW binds its bounds.
  */
-const FLOORLESS_FLOOR = `if(tupleElement(${OPEN_SUMMARY}, 3) = 0, ${OPEN_FROM}, if(tupleElement(${STORED_FLOORLESS}, 3) > 0 AND tupleElement(${STORED_FLOORLESS}, 2) = tupleElement(${OPEN_SUMMARY}, 3), tupleElement(${STORED_FLOORLESS}, 1), toDateTime64(0, 3, 'UTC')))`;
-/**
- * No event of an open session is older than its session_floor (0 when unknown: imports, bounded
- * by FLOORLESS_FLOOR), so their events lie after the smallest: a constant by the time the events
- * are read, so the key analysis (eventsFrom) skips the days before it instead of probing every
- * event of the period. DateTime64, as RAW_WINDOW binds its bounds.
- */
-const OPEN_FLOOR = eventsFrom(`least(tupleElement(${OPEN_SUMMARY}, 1), ${FLOORLESS_FLOOR})`);
+const OPEN_FLOOR = eventsFrom(`tupleElement(${OPEN_SUMMARY}, 1)`);
 /**
  * How many events there are since openFrom: no group has more open visitors, as every open
  * session has one of them (plan-parts.ts ranks stored rows with it).
