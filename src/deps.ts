@@ -53,10 +53,11 @@ export interface Deps {
    */
   latestRow?: { projectId: string; since: number; at: Promise<number> };
   /**
-   * Set with latestRow: the project's closed-hours version (DataVersions.closedHours; null when it
-   * could not be read), read once for everything an answer computes (src/analysis/closed-hours.ts).
+   * Set with latestRow: the project's closed-hours version and its floorless mark
+   * (DataVersions.closedHours; null when it could not be read), read once for everything an answer
+   * computes (src/analysis/closed-hours.ts).
    */
-  closedHours?: { projectId: string; version: string | null };
+  closedHours?: { projectId: string; state: import('./adapters/data-version.js').ClosedHours | null };
   /** Outgoing email (reports, alerts): SMTP on Node, an email API on Workers; absent when not configured (routes answer 409). */
   mailer?: import('./notify/mailer.js').Mailer;
 }

@@ -8,6 +8,19 @@ export const DATA_VERSION_KEY = 'dataversion';
 const EVERY_PROJECT = '*';
 /** Prefix of the fields holding closed-hours versions (a project id never holds a colon). */
 const CLOSED = 'closed:';
+/** Prefix of the fields holding a project's floorless mark: `<closed-hours version>|<epoch ms>` (see ClosedHours). */
+const FLOORLESS = 'floorless:';
+
+/**
+ * A project's closed-hours version, and what was measured at it: the earliest event of the open
+ * sessions whose events carry no session floor (imported ones), as epoch ms, or null when not
+ * measured at this version. Only a write that moves the version can add such events, so the mark
+ * holds until it moves (README "Visits of closed hours").
+ */
+export interface ClosedHours {
+  version: string;
+  floorlessFrom: number | null;
+}
 
 /**
  * Versions of what is stored, per project: an answer computed at one version is the answer
@@ -21,10 +34,12 @@ const CLOSED = 'closed:';
 export interface DataVersions {
   /** The project's current version; rejects when it cannot be read (then nothing may be reused). */
   current(projectId: string): Promise<string>;
-  /** The version of the project's rows before the current UTC day; rejects like `current`. */
-  closedHours(projectId: string): Promise<string>;
+  /** The version of the project's rows before the current UTC hour, with its floorless mark; rejects like `current`. */
+  closedHours(projectId: string): Promise<ClosedHours>;
   /** Both, in one read of Redis. */
-  both(projectId: string): Promise<{ current: string; closedHours: string }>;
+  both(projectId: string): Promise<{ current: string; closedHours: ClosedHours }>;
+  /** Keeps the floorless mark measured at closed-hours `version` (read before measuring); a later version ignores it. */
+  markFloorless(projectId: string, version: string, fromMs: number): Promise<void>;
   /** Moves the version of these projects, or of every project, and their closed-hours version with `closedHours`; never rejects. */
   moved(projectIds: readonly string[] | 'all', opts?: { closedHours?: boolean }): Promise<void>;
 }
@@ -61,31 +76,43 @@ export function redisDataVersions(redis: Redis, log: (line: string) => void = ()
     waiting.fields.clear();
     waiting.all = waiting.closedAll = false;
   };
-  /** The versions kept under each pair of fields (a project's and its every-project epoch; `closed:` ones for closed hours), in one read. */
-  const versionsOf = async (pairs: readonly (readonly [string, string])[]): Promise<string[]> => {
+  /**
+   * The versions kept under each pair of fields (a project's and its every-project epoch; `closed:`
+   * ones for closed hours), and the values of `extra` fields (null when absent), in one read.
+   */
+  const versionsOf = async (pairs: readonly (readonly [string, string])[], extra: readonly string[] = []): Promise<{ versions: string[]; extra: (string | null)[] }> => {
     if (waiting.all || waiting.closedAll || waiting.fields.size > 0) await moveNow([], false, false);
     const names = pairs.flat();
     const read = async () => {
-      const fields = await redis.hmget<Record<string, string>>(key, ...names);
-      return names.map((name) => fields?.[name] ?? null);
+      const fields = await redis.hmget<Record<string, string>>(key, ...names, ...extra);
+      return [...names, ...extra].map((name) => fields?.[name] ?? null);
     };
     let values = await read();
-    if (values.includes(null)) {
+    if (values.slice(0, names.length).includes(null)) {
       // First read after a loss (or ever): agree on one token with every other reader.
       for (const [i, name] of names.entries()) if (values[i] === null) await redis.hsetnx(key, name, freshToken());
       values = await read();
-      if (values.includes(null)) throw new Error('data version unreadable');
+      if (values.slice(0, names.length).includes(null)) throw new Error('data version unreadable');
     }
-    return pairs.map((_, i) => `${values[2 * i]}.${values[2 * i + 1]}.${localEpoch}`);
+    return { versions: pairs.map((_, i) => `${values[2 * i]}.${values[2 * i + 1]}.${localEpoch}`), extra: values.slice(names.length) };
   };
   const currentFields = (projectId: string) => [projectId, EVERY_PROJECT] as const;
   const closedFields = (projectId: string) => [CLOSED + projectId, CLOSED + EVERY_PROJECT] as const;
+  /** The closed-hours version (the last of `versions`) with its mark when the mark was measured at it. */
+  const closedHoursOf = ({ versions, extra }: { versions: string[]; extra: (string | null)[] }): ClosedHours => {
+    const version = versions.at(-1)!;
+    const [markedAt, from] = (extra[0] ?? '').split('|');
+    return { version, floorlessFrom: markedAt === version && from ? Number(from) : null };
+  };
   return {
-    current: async (projectId) => (await versionsOf([currentFields(projectId)]))[0]!,
-    closedHours: async (projectId) => (await versionsOf([closedFields(projectId)]))[0]!,
+    current: async (projectId) => (await versionsOf([currentFields(projectId)])).versions[0]!,
+    closedHours: async (projectId) => closedHoursOf(await versionsOf([closedFields(projectId)], [FLOORLESS + projectId])),
     async both(projectId) {
-      const [current, closedHours] = await versionsOf([currentFields(projectId), closedFields(projectId)]);
-      return { current: current!, closedHours: closedHours! };
+      const read = await versionsOf([currentFields(projectId), closedFields(projectId)], [FLOORLESS + projectId]);
+      return { current: read.versions[0]!, closedHours: closedHoursOf(read) };
+    },
+    async markFloorless(projectId, version, fromMs) {
+      await redis.hset(key, { [FLOORLESS + projectId]: `${version}|${Math.trunc(fromMs)}` });
     },
     async moved(projectIds, opts = {}) {
       const ids = projectIds === 'all' ? [] : projectIds;

@@ -27,11 +27,19 @@ export function earlierStamp(kept: string | null | undefined, ts: unknown): stri
   return kept === undefined || ts < kept ? ts : kept;
 }
 
-/** The earliest `ts` of `rows` as stored text, or undefined when not known. */
-export function earliestOf(rows: Rows): string | undefined {
+/**
+ * A row's stamp as closed hours count it: its `ts`; none for an event without a session floor
+ * (an import's, a session of unknown start), whose visit may reach back into closed hours, so
+ * that its write moves the closed-hours version and with it the floorless mark (README "Visits of
+ * closed hours").
+ */
+export const closedHoursStamp = (table: string, row: Readonly<Record<string, unknown>>): unknown => (table === 'events' && !row.session_floor ? undefined : row.ts);
+
+/** The earliest stamp (closedHoursStamp) of `rows` of `table` as stored text, or undefined when not known. */
+export function earliestOf(table: string, rows: Rows): string | undefined {
   if (rows instanceof EncodedRows) return rows.earliest;
   let earliest: string | null | undefined;
-  for (const row of rows) earliest = earlierStamp(earliest, row.ts);
+  for (const row of rows) earliest = earlierStamp(earliest, closedHoursStamp(table, row));
   return earliest ?? undefined;
 }
 
@@ -47,11 +55,11 @@ export const closedHoursEnd = (at: number): number => Math.floor(at / HOUR_MS) *
 /**
  * Whether an insert into `table` may hold events stamped before the UTC hour of `now` (closed
  * hours). Only the raw events count; rows whose earliest stamp is unknown (an import, a batch
- * replayed from the journal) may.
+ * replayed from the journal, an event without a session floor: closedHoursStamp) may.
  */
 export function touchesClosedHours(table: string, rows: Rows, now: number): boolean {
   if (table !== 'events') return false;
-  const earliest = earliestOf(rows);
+  const earliest = earliestOf(table, rows);
   return earliest === undefined || !STORED_DATE.test(earliest) || earliest < toClickHouseDateTime64(closedHoursEnd(now));
 }
 

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import type { ClosedHours } from '../adapters/data-version.js';
 import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
 import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams } from '../reports/query.js';
@@ -6,7 +7,7 @@ import { SESSION_IDLE_MS } from '../ingest/enrich/session.js';
 import { hashToUInt64 } from '../ingest/enrich/visitor.js';
 import { closedHoursEnd } from '../adapters/versioned-row-store.js';
 import { Binder } from './binder.js';
-import type { PlanInput } from './plan.js';
+import { FLOORLESS_MARK_SQL, type PlanInput } from './plan.js';
 import { fillPartSql, PART_EXISTS_SQL, partsCanAnswer, readPartsSql } from './plan-parts.js';
 
 /**
@@ -17,9 +18,9 @@ const CLOCK_SKEW_MS = 60_000;
 
 type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background'>;
 
-/** The project's closed-hours version: the one pinned on `deps` (pinClosedHours), else read; null when unreadable or unknown. */
-async function closedHoursVersion(deps: ReadDeps, projectId: string): Promise<string | null> {
-  if (deps.closedHours?.projectId === projectId) return deps.closedHours.version;
+/** The project's closed-hours version and mark: the ones pinned on `deps` (pinClosedHours), else read; null when unreadable or unknown. */
+async function closedHoursOf(deps: ReadDeps, projectId: string): Promise<ClosedHours | null> {
+  if (deps.closedHours?.projectId === projectId) return deps.closedHours.state;
   if (!deps.dataVersions) return null;
   return deps.dataVersions.closedHours(projectId).catch(() => null);
 }
@@ -32,7 +33,7 @@ async function closedHoursVersion(deps: ReadDeps, projectId: string): Promise<st
  */
 export async function pinClosedHours<D extends ReadDeps>(deps: D, projectId: string, period: ResolvedPeriod): Promise<D> {
   if (deps.closedHours?.projectId === projectId || partsOf(deps, period) === null) return deps;
-  return { ...deps, closedHours: { projectId, version: await closedHoursVersion(deps, projectId) } };
+  return { ...deps, closedHours: { projectId, state: await closedHoursOf(deps, projectId) } };
 }
 
 /** The part that can hold a period's visits, from one reading of the clock (see partsOf). */
@@ -72,6 +73,16 @@ export function closedHoursCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod
 export const openFrom = (cut: number): number => cut - SESSION_IDLE_MS;
 
 /**
+ * What reads of the open sessions bind beside the period's window (plan.ts): `openFrom`, and
+ * `floorlessFrom`, the floorless mark (1970 when not measured, so the open sessions of an import
+ * are read from the period's start).
+ */
+export const openParams = (cut: number, floorlessFrom: number | null): QueryParams => ({
+  openFrom: toClickHouseDateTime64(openFrom(cut)),
+  floorlessFrom: toClickHouseDateTime64(floorlessFrom ?? 0),
+});
+
+/**
  * The rows of a question (plan-parts.ts partsCanAnswer) of a period ending now with closed hours
  * (partsOf), read from parts: the closed visits (no event since openFrom) summed once per
  * group of the question's dimensions, for its filters, period start, cut and closed-hours version
@@ -85,8 +96,9 @@ export const openFrom = (cut: number): number => cut - SESSION_IDLE_MS;
 export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: () => Promise<Record<string, unknown>[]>): Promise<Record<string, unknown>[]> {
   const parts = partsOf(deps, q.period);
   if (parts === null || !partsCanAnswer(q)) return wholePass();
-  const version = await closedHoursVersion(deps, q.projectId);
-  if (version === null) return wholePass();
+  const closedHours = await closedHoursOf(deps, q.projectId);
+  if (closedHours === null) return wholePass();
+  const { version } = closedHours;
   // What the stored sums depend on: the groups (time buckets are the zone's) and the filters; metrics, order and page are the read's.
   // Hashed in this turn of the event loop (SHA-256 through WebCrypto is not), so a report's reads still start together
   // and go as one statement; 64 bits and the length among one project's questions of two days (the parts' retention).
@@ -95,7 +107,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const params = q.periodParams ?? rawParams(deps, q.projectId, q.period);
   const binder = new Binder(
     parts.kind === 'closed'
-      ? { ...params, openFrom: toClickHouseDateTime64(openFrom(parts.cut)), partKey: `${question}:${q.period.from}-${parts.cut}-${version}` }
+      ? { ...params, ...openParams(parts.cut, closedHours.floorlessFrom), partKey: `${question}:${q.period.from}-${parts.cut}-${version}` }
       : { ...params, partKey: `${question}:${q.period.from}-${q.period.to}-${version}` },
   );
   const sql = readPartsSql(q, binder, parts.kind);
@@ -103,6 +115,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const rows = queryJson(deps, sql, binder.params);
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
   rows.catch(() => {});
+  if (parts.kind === 'closed' && closedHours.floorlessFrom === null && deps.background) markFloorless(deps, q.projectId, closedHours.version, binder.params, rows);
   // Both go as one statement on the embedded engine.
   if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
   // A part of closed visits reads its events up to openFrom.
@@ -137,5 +150,20 @@ async function fillPart(deps: ReadDeps, sql: string, params: QueryParams): Promi
       min_insert_block_size_rows: '1000000000000',
       min_insert_block_size_bytes: '1000000000000',
     },
+  });
+}
+
+/**
+ * Measures the floorless mark at closed-hours `version` (read before it: a write that lands
+ * meanwhile moves the version, so the mark is never taken for a later one) and keeps it, in the
+ * background after `after`, once per project and version at a time. Until it is kept, the open sessions of an
+ * import are read from the period's start.
+ */
+function markFloorless(deps: ReadDeps, projectId: string, version: string, params: QueryParams, after: Promise<unknown>): void {
+  deps.background!.run(`floorless:${projectId}:${version}`, async () => {
+    // After the read that asked, so the two do not share the cores.
+    await after.catch(() => {});
+    const { from } = await queryOne(deps, FLOORLESS_MARK_SQL, { projectId, openFrom: params.openFrom! }, { from: 'number' });
+    await deps.dataVersions?.markFloorless(projectId, version, from);
   });
 }

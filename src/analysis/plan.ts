@@ -65,19 +65,31 @@ const OPEN_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ${eve
 const OPEN_SESSIONS = `session_id IN (SELECT session_id ${OPEN_EVENTS})`;
 const CLOSED_SESSIONS = `session_id NOT IN (SELECT session_id ${OPEN_EVENTS})`;
 /**
- * The events since openFrom, summed once per statement (the engine computes a scalar subquery
- * once for all its equal copies): the smallest session_floor among them (OPEN_FLOOR; openFrom
- * itself when there are none, as `min` of no rows is 0, which would send the read over the whole
- * period for no session) and how many there are (OPEN_EVENT_COUNT).
+ * The floorless mark (data-version.ts ClosedHours), bound as `floorlessFrom`: no event of an open
+ * session whose events carry no session_floor (0: an import) is older; 0 (1970) when not measured.
  */
-const OPEN_SUMMARY = `(SELECT tuple(if(count() = 0, ${OPEN_FROM}, toDateTime64(min(session_floor), 3, 'UTC')), count()) ${OPEN_EVENTS})`;
+const FLOORLESS_FROM = "{floorlessFrom:DateTime64(3, 'UTC')}";
 /**
- * No event of an open session is older than its session_floor (0 when unknown: imports), so
- * their events lie after the smallest: a constant by the time the events are read, so the key
- * analysis (eventsFrom) skips the days before it instead of probing every event of the period.
- * DateTime64, as RAW_WINDOW binds its bounds.
+ * The events since openFrom, summed once per statement (the engine computes a scalar subquery
+ * once for all its equal copies): the smallest floor among them, an event's session_floor or the
+ * floorless mark for one without (OPEN_FLOOR; openFrom itself when there are none, as `min` of no
+ * rows is 0, which would send the read over the whole period for no session) and how many there
+ * are (OPEN_EVENT_COUNT).
+ */
+const OPEN_SUMMARY = `(SELECT tuple(if(count() = 0, ${OPEN_FROM}, min(if(session_floor = 0, ${FLOORLESS_FROM}, toDateTime64(session_floor, 3, 'UTC')))), count()) ${OPEN_EVENTS})`;
+/**
+ * No event of an open session is older than its floor, so their events lie after the smallest: a
+ * constant by the time the events are read, so the key analysis (eventsFrom) skips the days
+ * before it instead of probing every event of the period. DateTime64, as RAW_WINDOW binds its bounds.
  */
 const OPEN_FLOOR = eventsFrom(`tupleElement(${OPEN_SUMMARY}, 1)`);
+/**
+ * The floorless mark measured now (epoch ms, as `from`): the earliest event of any session with
+ * an event since openFrom that carries no session_floor, or openFrom when there is none. Such
+ * events come only from writes that move the closed-hours version, so it holds until it moves.
+ */
+export const FLOORLESS_MARK_SQL = `SELECT toUnixTimestamp64Milli(if(count() = 0, ${OPEN_FROM}, min(ts))) AS from
+FROM events WHERE project_id = {projectId:String} AND session_id IN (SELECT session_id ${OPEN_EVENTS} AND session_floor = 0)`;
 /**
  * How many events there are since openFrom: no group has more open visitors, as every open
  * session has one of them (plan-parts.ts ranks stored rows with it).

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RowStore } from '../adapters/row-store.js';
 import { insertErrorText } from '../adapters/clickhouse-errors.js';
-import { earlierStamp } from '../adapters/versioned-row-store.js';
+import { closedHoursStamp, earlierStamp } from '../adapters/versioned-row-store.js';
 import { deliverBatch, type DeliveryContext } from './deliver-batch.js';
 import { RowBuffer, TABLE_COLUMNS, type IngestTable } from './insert.js';
 import type { BatchJournal } from './journal.js';
@@ -92,7 +92,8 @@ class TableQueue {
   /** The projects of the open rows (a superset after a truncate: a data version moved for nothing costs one recomputed answer). */
   openProjects = new Set<string>();
   /**
-   * The earliest `ts` of the open rows (null once a row has none): a batch of only this hour's rows
+   * The earliest stamp of the open rows (closedHoursStamp; null once a row has none, as an event
+   * without a session floor): a batch of only this hour's rows
    * leaves the closed hours' version alone (versioned-row-store.ts). Like openProjects, an earlier
    * bound after a truncate.
    */
@@ -374,7 +375,7 @@ export function createBatcher(
       for (const row of rows) {
         q.open.append(row);
         if (typeof row.project_id === 'string') q.openProjects.add(row.project_id);
-        q.openEarliest = earlierStamp(q.openEarliest, row.ts);
+        q.openEarliest = earlierStamp(q.openEarliest, closedHoursStamp(table, row));
       }
       const added = q.open.byteLength - bytesBefore;
       if (bufferedBytes + added > maxBufferedBytes) {

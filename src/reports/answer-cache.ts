@@ -1,4 +1,4 @@
-import type { DataVersions } from '../adapters/data-version.js';
+import type { ClosedHours, DataVersions } from '../adapters/data-version.js';
 import type { Deps } from '../deps.js';
 import type { Project } from '../projects/store.js';
 import { AnswerRefresher, type RefreshOptions } from './answer-refresh.js';
@@ -68,7 +68,7 @@ export class AnswerCache {
     const counts = question.name.startsWith(PART) ? this.partCounts : this.counts;
     let version: string;
     // The closed-hours version comes in the same read, so reads of closed hours' sums need no round trip of their own (src/analysis/closed-hours.ts).
-    let closedHours: string;
+    let closedHours: ClosedHours;
     try {
       ({ current: version, closedHours } = await this.versions.both(projectId));
     } catch {
@@ -80,7 +80,7 @@ export class AnswerCache {
       ...deps,
       clock: { now: () => now },
       latestRow: { projectId, since: Math.floor(now / DAY_MS) * DAY_MS, at: latest },
-      closedHours: { projectId, version: closedHours },
+      closedHours: { projectId, state: closedHours },
     };
     if (!reusable(question, now)) return compute(pinned);
     // The compared range's end at this clock read, resolved as the route resolves it; null when that

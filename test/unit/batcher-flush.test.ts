@@ -43,7 +43,7 @@ describe('batcher flush under a steady stream of events', () => {
 });
 
 describe('batcher batches', () => {
-  it('carry the earliest stamp of their rows (unknown once a row has none), so a batch of this hour leaves closed hours alone', async () => {
+  it('carry the earliest stamp of their rows (unknown once a row or event has none, or an event no session floor), so a batch of this hour leaves closed hours alone', async () => {
     const seen: (string | undefined)[] = [];
     const store: RowStore = {
       async insert(_table, rows) {
@@ -52,7 +52,7 @@ describe('batcher batches', () => {
       ping: async () => true,
     };
     const sink = createBatcher(store, { flushIntervalMs: 60_000 });
-    const row = (ts: unknown) => ({ project_id: 'p', ts, kind: 'pageview', visitor_id: 1, session_id: 1, path: '/' });
+    const row = (ts: unknown, floor = 1_764_115_200) => ({ project_id: 'p', ts, kind: 'pageview', visitor_id: 1, session_id: 1, session_floor: floor, path: '/' });
     try {
       await sink.write('events', [row('2026-11-26 10:00:00.000'), row('2026-11-25 23:59:59.999'), row('2026-11-26 00:00:00.000')]);
       await sink.flush();
@@ -60,9 +60,11 @@ describe('batcher batches', () => {
       await sink.flush();
       await sink.write('events', [row('2026-11-26 12:00:00.000'), row(undefined)]);
       await sink.flush();
+      await sink.write('events', [row('2026-11-26 13:00:00.000'), row('2026-11-26 13:00:00.000', 0)]);
+      await sink.flush();
     } finally {
       await sink.close();
     }
-    expect(seen).toEqual(['2026-11-25 23:59:59.999', '2026-11-26 11:00:00.000', undefined]);
+    expect(seen).toEqual(['2026-11-25 23:59:59.999', '2026-11-26 11:00:00.000', undefined, undefined]);
   });
 });

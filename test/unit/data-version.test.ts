@@ -1,9 +1,13 @@
 import type { Redis } from '@upstash/redis';
 import { describe, expect, it } from 'vitest';
-import { DATA_VERSION_KEY, redisDataVersions } from '../../src/adapters/data-version.js';
+import { DATA_VERSION_KEY, redisDataVersions, type ClosedHours, type DataVersions } from '../../src/adapters/data-version.js';
 import { EncodedRows } from '../../src/adapters/row-store.js';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { earliestOf, projectsOf, touchesClosedHours, versionedRowStore } from '../../src/adapters/versioned-row-store.js';
+
+/** What a fake DataVersions answers for closed hours. */
+const CLOSED_HOURS: ClosedHours = { version: 'c', floorlessFrom: null };
+const closedVersion = async (versions: DataVersions, projectId: string) => (await versions.closedHours(projectId)).version;
 
 /**
  * The three hash commands DataVersions uses, over one Map per key (`hash` is the default key's);
@@ -109,20 +113,20 @@ describe('data versions', () => {
   it('the closed-hours version moves only with writes that may hold closed hours, and with every project’s', async () => {
     const { redis } = fakeRedis();
     const versions = redisDataVersions(redis);
-    const [a, b] = [await versions.closedHours('prj_a'), await versions.closedHours('prj_b')];
+    const [a, b] = [await closedVersion(versions, 'prj_a'), await closedVersion(versions, 'prj_b')];
     const current = await versions.current('prj_a');
     await versions.moved(['prj_a']);
-    expect(await versions.closedHours('prj_a')).toBe(a);
+    expect(await closedVersion(versions, 'prj_a')).toBe(a);
     expect(await versions.current('prj_a')).not.toBe(current);
     await versions.moved(['prj_a'], { closedHours: true });
-    const a2 = await versions.closedHours('prj_a');
+    const a2 = await closedVersion(versions, 'prj_a');
     expect(a2).not.toBe(a);
-    expect(await versions.closedHours('prj_b')).toBe(b);
+    expect(await closedVersion(versions, 'prj_b')).toBe(b);
     await versions.moved('all');
-    expect(await versions.closedHours('prj_b')).toBe(b);
+    expect(await closedVersion(versions, 'prj_b')).toBe(b);
     await versions.moved('all', { closedHours: true });
-    expect(await versions.closedHours('prj_a')).not.toBe(a2);
-    expect(await versions.closedHours('prj_b')).not.toBe(b);
+    expect(await closedVersion(versions, 'prj_a')).not.toBe(a2);
+    expect(await closedVersion(versions, 'prj_b')).not.toBe(b);
   });
 
   it('reads both versions of a project in one round trip, the same as apart', async () => {
@@ -136,18 +140,48 @@ describe('data versions', () => {
     expect(reads).toBe(1);
   });
 
+  it('keeps a floorless mark for the closed-hours version it was measured at, and for no later one', async () => {
+    const { redis, refuse } = fakeRedis();
+    const versions = redisDataVersions(redis);
+    const other = redisDataVersions(redis);
+    const at = await versions.closedHours('prj_a');
+    expect(at.floorlessFrom).toBeNull();
+    await versions.markFloorless('prj_a', at.version, 1_772_000_000_123);
+    expect(await other.closedHours('prj_a')).toEqual({ version: at.version, floorlessFrom: 1_772_000_000_123 });
+    expect((await versions.both('prj_a')).closedHours.floorlessFrom).toBe(1_772_000_000_123);
+    expect((await versions.closedHours('prj_b')).floorlessFrom).toBeNull();
+    // Live traffic leaves it; a write that may hold closed hours (an import) moves the version, and the mark is gone.
+    await versions.moved(['prj_a']);
+    expect((await other.closedHours('prj_a')).floorlessFrom).toBe(1_772_000_000_123);
+    await versions.moved(['prj_a'], { closedHours: true });
+    expect((await other.closedHours('prj_a')).floorlessFrom).toBeNull();
+    // Measured at the version before the move (a write landed meanwhile): never taken for the new one.
+    await versions.markFloorless('prj_a', at.version, 1);
+    expect((await other.closedHours('prj_a')).floorlessFrom).toBeNull();
+    // Nor by a process whose move Redis refused.
+    const moved = await other.closedHours('prj_a');
+    await other.markFloorless('prj_a', moved.version, 2);
+    expect((await versions.closedHours('prj_a')).floorlessFrom).toBe(2);
+    refuse.writes = true;
+    await versions.moved(['prj_a'], { closedHours: true });
+    refuse.writes = false;
+    // The writer takes the mark no more; its next read makes the move, and then nobody does.
+    expect((await versions.closedHours('prj_a')).floorlessFrom).toBeNull();
+    expect((await other.closedHours('prj_a')).floorlessFrom).toBeNull();
+  });
+
   it('a closed-hours move Redis refused is made with the next one it accepts', async () => {
     const { redis, refuse } = fakeRedis();
     const other = redisDataVersions(redis);
     const versions = redisDataVersions(redis);
-    const a = await other.closedHours('prj_a');
+    const a = await closedVersion(other, 'prj_a');
     refuse.writes = true;
     await versions.moved(['prj_a'], { closedHours: true });
     await versions.moved(['prj_b']);
     refuse.writes = false;
     await versions.moved(['prj_c']);
     // Another instance sees the move that was refused.
-    expect(await other.closedHours('prj_a')).not.toBe(a);
+    expect(await closedVersion(other, 'prj_a')).not.toBe(a);
   });
 
   it('a version lost from Redis comes back as a new token, never an old one', async () => {
@@ -178,7 +212,7 @@ describe('the projects an insert writes', () => {
     let fail = false;
     const store = versionedRowStore(
       { insert: async () => { if (fail) throw new Error('refused'); }, ping: async () => true },
-      { current: async () => 'v', closedHours: async () => 'c', both: async () => ({ current: 'v', closedHours: 'c' }), moved: async (ids) => void moved.push(ids) },
+      { current: async () => 'v', closedHours: async () => CLOSED_HOURS, both: async () => ({ current: 'v', closedHours: CLOSED_HOURS }), markFloorless: async () => {}, moved: async (ids) => void moved.push(ids) },
       fixedClock(0),
     );
     await store.insert('events', [{ project_id: 'prj_a' }]);
@@ -192,25 +226,32 @@ describe('the projects an insert writes', () => {
     const clock = fixedClock(Date.parse('2026-03-08T12:00:05Z'));
     const store = versionedRowStore(
       { insert: async () => {}, ping: async () => true },
-      { current: async () => 'v', closedHours: async () => 'c', both: async () => ({ current: 'v', closedHours: 'c' }), moved: async (_, opts) => void closed.push(opts?.closedHours === true) },
+      { current: async () => 'v', closedHours: async () => CLOSED_HOURS, both: async () => ({ current: 'v', closedHours: CLOSED_HOURS }), markFloorless: async () => {}, moved: async (_, opts) => void closed.push(opts?.closedHours === true) },
       clock,
     );
     const thisHour = '2026-03-08 12:00:01.000';
     const lastHour = '2026-03-08 11:59:59.999';
-    await store.insert('events', [{ project_id: 'p', ts: thisHour }]);
-    await store.insert('events', [{ project_id: 'p', ts: thisHour }, { project_id: 'p', ts: lastHour }]);
+    const floor = 1_772_966_400;
+    await store.insert('events', [{ project_id: 'p', ts: thisHour, session_floor: floor }]);
+    await store.insert('events', [{ project_id: 'p', ts: thisHour, session_floor: floor }, { project_id: 'p', ts: lastHour, session_floor: floor }]);
     await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], projectIds: ['p'], earliest: thisHour }));
     await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], projectIds: ['p'], earliest: lastHour }));
     // Unknown: an import's rows, a replayed batch.
     await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], constants: { project_id: 'p' } }));
     // Bot hits are not what visits are summed from.
     await store.insert('bot_hits', [{ project_id: 'p', ts: lastHour }]);
-    expect(closed).toEqual([false, true, false, true, true, false]);
+    // An event without a session floor: its visit may reach back into closed hours.
+    await store.insert('events', [{ project_id: 'p', ts: thisHour, session_floor: floor }, { project_id: 'p', ts: thisHour, session_floor: 0 }]);
+    await store.insert('events', [{ project_id: 'p', ts: thisHour }]);
+    expect(closed).toEqual([false, true, false, true, true, false, true, true]);
   });
 
-  it('reads the earliest stamp from row objects or the encoder; any row without one makes it unknown', () => {
-    expect(earliestOf([{ ts: '2026-03-08 10:00:00.000' }, { ts: '2026-03-07 10:00:00.000' }, { ts: '2026-03-09 00:00:00.000' }])).toBe('2026-03-07 10:00:00.000');
-    expect(earliestOf([{ ts: '2026-03-08 10:00:00.000' }, { ts: 5 }])).toBeUndefined();
+  it('reads the earliest stamp from row objects or the encoder; any row without one, or event without a session floor, makes it unknown', () => {
+    const floored = (ts: unknown) => ({ ts, session_floor: 1 });
+    expect(earliestOf('events', [floored('2026-03-08 10:00:00.000'), floored('2026-03-07 10:00:00.000'), floored('2026-03-09 00:00:00.000')])).toBe('2026-03-07 10:00:00.000');
+    expect(earliestOf('events', [floored('2026-03-08 10:00:00.000'), floored(5)])).toBeUndefined();
+    expect(earliestOf('events', [floored('2026-03-08 10:00:00.000'), { ts: '2026-03-08 11:00:00.000' }])).toBeUndefined();
+    expect(earliestOf('bot_hits', [{ ts: '2026-03-08 10:00:00.000' }])).toBe('2026-03-08 10:00:00.000');
     expect(touchesClosedHours('events', [{ ts: 'garbage' }], Date.parse('2026-03-08T12:00:00Z'))).toBe(true);
   });
 });
