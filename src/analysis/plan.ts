@@ -83,13 +83,16 @@ const OPEN_SUMMARY = `(SELECT tuple(if(count() = 0, ${OPEN_FROM}, min(if(session
  * before it instead of probing every event of the period. DateTime64, as RAW_WINDOW binds its bounds.
  */
 const OPEN_FLOOR = eventsFrom(`tupleElement(${OPEN_SUMMARY}, 1)`);
+const FLOORLESS_OPEN_EVENTS = `${OPEN_EVENTS} AND session_floor = 0`;
 /**
  * The floorless mark measured now (epoch ms, as `from`): the earliest event of any session with
  * an event since openFrom that carries no session_floor, or openFrom when there is none. Such
  * events come only from writes that move the closed-hours version, so it holds until it moves.
+ * The count before the set is a constant by the time events are read: with no such event (most
+ * hours of most sites) no granule is read (at 10M events: 35 → 9 ms; 78 → 88 ms with some).
  */
 export const FLOORLESS_MARK_SQL = `SELECT toUnixTimestamp64Milli(if(count() = 0, ${OPEN_FROM}, min(ts))) AS from
-FROM events WHERE project_id = {projectId:String} AND session_id IN (SELECT session_id ${OPEN_EVENTS} AND session_floor = 0)`;
+FROM events WHERE project_id = {projectId:String} AND (SELECT count() ${FLOORLESS_OPEN_EVENTS}) > 0 AND session_id IN (SELECT session_id ${FLOORLESS_OPEN_EVENTS})`;
 /**
  * How many events there are since openFrom: no group has more open visitors, as every open
  * session has one of them (plan-parts.ts ranks stored rows with it).
