@@ -218,6 +218,22 @@ describe('visits of closed hours kept apart', () => {
     expect(rows).toEqual([{ source: 'google.com', pageviews: 2, visitors: 1, viewedVisits: 1, bounces: 0, visitPageviews: 2 }]);
   });
 
+  it('a session whose only event since open-from lies after now is open: its events before now count once, the later ones not at all', async () => {
+    const period = resolvePeriod('7d', 'UTC', NOW);
+    const projectId = unique('cdv-future');
+    // As an import may write them: a visit begun before open-from whose next event is stamped two hours ahead.
+    await insertEvents(h.deps.rowStore, projectId, [
+      makeEvent({ ts: OPEN_FROM - 20 * MINUTE, visitor: 1, referrerSource: 'google.com' }),
+      makeEvent({ ts: NOW + 2 * HOUR, visitor: 1, path: '/later' }),
+      makeEvent({ ts: NOW + 2 * HOUR + 1000, visitor: 1, kind: 'custom', eventName: 'signup' }),
+      makeEvent({ ts: NOW - 2 * DAY, visitor: 2 }),
+    ]);
+    const rows = await sinceCut(projectId, period);
+    expect(shape(rows)).toEqual(shape(await wholePass(projectId, period)));
+    const visit = (source: string) => ({ source, pageviews: 1, visitors: 1, viewedVisits: 1, bounces: 1, visitPageviews: 1 });
+    expect(rows).toEqual([visit('(direct)'), visit('google.com')]);
+  });
+
   it('a first ask is answered by the whole pass and its part summed after it, once for asks at once; without background work, before the answer', async () => {
     const projectId = unique('cdv-once');
     const period = resolvePeriod('30d', 'UTC', NOW);

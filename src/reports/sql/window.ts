@@ -16,6 +16,12 @@
  */
 export const RAW_WINDOW = "project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')} AND ts < {readTo:DateTime64(3, 'UTC')}";
 
+/** The condition that RAW_WINDOW's `readTo` bound adds to `RAW_FROM`, for reads that apply it elsewhere. */
+export const BEFORE_READ_TO = "ts < {readTo:DateTime64(3, 'UTC')}";
+
+/** RAW_WINDOW without its end: the period's events from `from` on, and any after `readTo`. */
+export const RAW_FROM = "project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')}";
+
 /**
  * Events from `instant` (SQL of a DateTime64) on. The key holds `toDate(ts)`, not `ts`, and the
  * embedded engine's key analysis does not derive the date from a bound on `ts` alone: it then reads
