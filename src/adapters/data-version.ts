@@ -27,7 +27,7 @@ export interface ClosedHours {
  * again while the version stays (README "Answer cache"). A version moves after every write that
  * reached ClickHouse (a flushed batch, an import block); a write whose projects are not known
  * (a batch replayed from an earlier process's journal) moves every project's at once. Beside it,
- * the version of the rows stamped before the current UTC day, which moves only with writes that
+ * the version of the rows stamped before the current UTC hour, which moves only with writes that
  * may hold such rows (imports, replays, a batch straddling the start of an hour), so that sums of closed hours
  * outlive live traffic (README "Visits of closed hours").
  */

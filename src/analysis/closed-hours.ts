@@ -156,8 +156,8 @@ async function fillPart(deps: ReadDeps, sql: string, params: QueryParams): Promi
 /**
  * Measures the floorless mark at closed-hours `version` (read before it: a write that lands
  * meanwhile moves the version, so the mark is never taken for a later one) and keeps it, in the
- * background after `after`, once per project and version at a time. Until it is kept, the open sessions of an
- * import are read from the period's start.
+ * background after `after`, once per project and version at a time. Until it is kept, the open
+ * sessions of an import are read from the period's start.
  */
 function markFloorless(deps: ReadDeps, projectId: string, version: string, params: QueryParams, after: Promise<unknown>): void {
   deps.background!.run(`floorless:${projectId}:${version}`, async () => {

@@ -7,8 +7,8 @@ import { OPEN_EVENT_COUNT, orderAlias, PART_SUMS, planSums, type PlanInput, type
  * of the period (sessions with no event since `openFrom`, the cut less the session idle time)
  * summed once per group of the question's dimensions into visit_parts (migrations 0022–0023), and
  * on every read the open sessions grouped whole beside them (plan.ts planSums). Binds what
- * RAW_WINDOW binds, `openFrom` and `floorlessFrom` (DateTime64; closedHoursParams) and `partKey`; values
- * through the question's binder.
+ * RAW_WINDOW binds, `openFrom` and `floorlessFrom` (closed-hours.ts openParams) and `partKey`;
+ * values through the question's binder.
  */
 
 /** Most dimensions a question has (the query API's limit): one stored column each. */
