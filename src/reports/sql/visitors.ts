@@ -31,16 +31,16 @@ GROUP BY visitor_id
 ORDER BY max(ts) DESC, visitor_id ASC
 LIMIT {limit:UInt32}`;
 
-/** The summaries of the visitors in `visitors` (a set) over the events meeting `where`, in list order. */
-const summariesOf = (where: string, visitors: string) => `
+/** The summaries of the visitors that `chosen` (a condition on visitor_id) keeps, over the events meeting `where`, in list order. */
+const summariesOf = (where: string, chosen: string) => `
 SELECT ${VISITOR_COLUMNS}
 FROM events
-WHERE ${where} AND visitor_id IN ${visitors}
+WHERE ${where} AND ${chosen}
 GROUP BY visitor_id
 ORDER BY last_ms DESC, visitor_id ASC`;
 
 /** Ids bound as decimal strings: JSON numbers lose 64-bit precision. */
-const BOUND_IDS = "CAST({ids:Array(String)}, 'Array(UInt64)')";
+const BOUND_IDS = "visitor_id IN CAST({ids:Array(String)}, 'Array(UInt64)')";
 
 /** A recent slice of the period, from `sliceFrom`. */
 const SLICE_WINDOW = recentWindowFrom('sliceFrom');
@@ -59,9 +59,12 @@ export const VISITORS_BY_ID_SQL = summariesOf(RAW_WINDOW, BOUND_IDS);
  * Both phases in one statement for the usual case: the summaries of the latest `limit` visitors
  * of the slice. When the slice holds at least `limit` visitors they are the period's latest (see
  * LATEST_VISITOR_IDS_SQL's caller), and one engine statement does what two did one after the
- * other; with fewer, the caller widens the slice in two phases.
+ * other; with fewer, the caller widens the slice in two phases. The ids come as a scalar
+ * subquery's array, a constant by the time the period's events are read: the same condition as
+ * `visitor_id IN (subquery)`, which the embedded engine took 2.3× as long over (10M events, 30d:
+ * 41.1 → 17.8 ms for 10 visitors, 51.1 → 22.2 for 100; 1M: 19.5 → 16.2; same rows).
  */
-export const LATEST_VISITORS_OF_SLICE_SQL = summariesOf(RAW_WINDOW, `(${latestVisitorsOf(SLICE_WINDOW, 'visitor_id')})`);
+export const LATEST_VISITORS_OF_SLICE_SQL = summariesOf(RAW_WINDOW, `has((SELECT groupArray(visitor_id) FROM (${latestVisitorsOf(SLICE_WINDOW, 'visitor_id')})), visitor_id)`);
 
 /** One visitor's summary over the period (the profile). */
 export const ONE_VISITOR_SQL = `
