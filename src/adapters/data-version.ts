@@ -98,18 +98,22 @@ export function redisDataVersions(redis: Redis, log: (line: string) => void = ()
   };
   const currentFields = (projectId: string) => [projectId, EVERY_PROJECT] as const;
   const closedFields = (projectId: string) => [CLOSED + projectId, CLOSED + EVERY_PROJECT] as const;
-  /** The closed-hours version (the last of `versions`) with its mark when the mark was measured at it. */
-  const closedHoursOf = ({ versions, extra }: { versions: string[]; extra: (string | null)[] }): ClosedHours => {
+  /**
+   * The versions under `before` (each pair of fields) and then the project's closed-hours version,
+   * with its floorless mark when the mark was measured at that version, in one read.
+   */
+  const withClosedHours = async (projectId: string, before: readonly (readonly [string, string])[]): Promise<{ versions: string[]; closedHours: ClosedHours }> => {
+    const { versions, extra } = await versionsOf([...before, closedFields(projectId)], [FLOORLESS + projectId]);
     const version = versions.at(-1)!;
     const [markedAt, from] = (extra[0] ?? '').split('|');
-    return { version, floorlessFrom: markedAt === version && from ? Number(from) : null };
+    return { versions, closedHours: { version, floorlessFrom: markedAt === version && from ? Number(from) : null } };
   };
   return {
     current: async (projectId) => (await versionsOf([currentFields(projectId)])).versions[0]!,
-    closedHours: async (projectId) => closedHoursOf(await versionsOf([closedFields(projectId)], [FLOORLESS + projectId])),
+    closedHours: async (projectId) => (await withClosedHours(projectId, [])).closedHours,
     async both(projectId) {
-      const read = await versionsOf([currentFields(projectId), closedFields(projectId)], [FLOORLESS + projectId]);
-      return { current: read.versions[0]!, closedHours: closedHoursOf(read) };
+      const { versions, closedHours } = await withClosedHours(projectId, [currentFields(projectId)]);
+      return { current: versions[0]!, closedHours };
     },
     async markFloorless(projectId, version, fromMs) {
       await redis.hset(key, { [FLOORLESS + projectId]: `${version}|${Math.trunc(fromMs)}` });

@@ -115,7 +115,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const rows = queryJson(deps, sql, binder.params);
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
   rows.catch(() => {});
-  if (parts.kind === 'closed' && closedHours.floorlessFrom === null && deps.background) markFloorless(deps, q.projectId, closedHours.version, binder.params, rows);
+  if (parts.kind === 'closed' && closedHours.floorlessFrom === null && deps.background) markFloorless(deps, q.projectId, version, binder.params, rows);
   // Both go as one statement on the embedded engine.
   if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
   // A part of closed visits reads its events up to openFrom.

@@ -8,19 +8,19 @@
  * - `dayFrom`/`dayTo`: the whole UTC days inside [rollupFrom, rollupTo), read from daily rows.
  */
 
+/** The period's events from `from` on, and any after `readTo`: RAW_WINDOW for reads that apply its end elsewhere. */
+export const RAW_FROM = "project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')}";
+
+/** The end that RAW_WINDOW adds to RAW_FROM. */
+export const BEFORE_READ_TO = "ts < {readTo:DateTime64(3, 'UTC')}";
+
 /**
  * The period over raw events, up to `readTo` (`to`, or the next UTC midnight when nothing is
  * stored after now: query.ts rawParams). The bounds are bound as DateTime64 like `ts`: compared as
  * DateTime, the embedded engine's key analysis (key `toDate(ts)`) wrongly skips granules whose
  * rows all fall on the UTC date of `to`, dropping e.g. 00:00–02:30Z of a St_Johns day.
  */
-export const RAW_WINDOW = "project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')} AND ts < {readTo:DateTime64(3, 'UTC')}";
-
-/** The condition that RAW_WINDOW's `readTo` bound adds to `RAW_FROM`, for reads that apply it elsewhere. */
-export const BEFORE_READ_TO = "ts < {readTo:DateTime64(3, 'UTC')}";
-
-/** RAW_WINDOW without its end: the period's events from `from` on, and any after `readTo`. */
-export const RAW_FROM = "project_id = {projectId:String} AND ts >= {from:DateTime64(3, 'UTC')}";
+export const RAW_WINDOW = `${RAW_FROM} AND ${BEFORE_READ_TO}`;
 
 /**
  * Events from `instant` (SQL of a DateTime64) on. The key holds `toDate(ts)`, not `ts`, and the
@@ -33,7 +33,7 @@ export const eventsFrom = (instant: string): string => `toDate(ts) >= toDate(${i
 
 /** RAW_WINDOW from the instant bound as `{<start>:DateTime64}` instead of `from`, for a recent slice of the period (its last minutes): the key analysis skips its earlier days. */
 export const recentWindowFrom = (start: string): string =>
-  `project_id = {projectId:String} AND ${eventsFrom(`{${start}:DateTime64(3, 'UTC')}`)} AND ts < {readTo:DateTime64(3, 'UTC')}`;
+  `project_id = {projectId:String} AND ${eventsFrom(`{${start}:DateTime64(3, 'UTC')}`)} AND ${BEFORE_READ_TO}`;
 
 /**
  * The parts of the period the rollups do not hold: less than 15 minutes at either edge. The
