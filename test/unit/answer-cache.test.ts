@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
-import type { ClosedHours, DataVersions } from '../../src/adapters/data-version.js';
+import type { DataVersions } from '../../src/adapters/data-version.js';
 import type { Deps } from '../../src/deps.js';
 import type { Project } from '../../src/projects/store.js';
 import { AnswerCache } from '../../src/reports/answer-cache.js';
+import { fakeDataVersions } from '../helpers/fake-data-versions.js';
 
 const project: Project = {
   id: 'prj_unit00000000000000', name: 'Unit', domain: 'unit.example', timeZone: 'UTC', publicStatsEnabled: false,
@@ -16,10 +17,9 @@ function fakeDeps(start: number) {
   const clickhouse = { query: async () => ({ json: async () => [{ latest: '0', n: '0' }] }) };
   return { clock, deps: { clock, clickhouse } as unknown as Deps };
 }
-const CLOSED_HOURS: ClosedHours = { version: 'c', floorlessFrom: null };
 const versions = (): DataVersions & { move(): void } => {
   let v = 1;
-  return { current: async () => `v${v}`, closedHours: async () => CLOSED_HOURS, both: async () => ({ current: `v${v}`, closedHours: CLOSED_HOURS }), markFloorless: async () => {}, moved: async () => {}, move: () => void v++ };
+  return { ...fakeDataVersions(() => `v${v}`), move: () => void v++ };
 };
 
 describe('answer cache (unit)', () => {

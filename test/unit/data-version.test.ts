@@ -1,12 +1,11 @@
 import type { Redis } from '@upstash/redis';
 import { describe, expect, it } from 'vitest';
-import { DATA_VERSION_KEY, redisDataVersions, type ClosedHours, type DataVersions } from '../../src/adapters/data-version.js';
+import { DATA_VERSION_KEY, redisDataVersions, type DataVersions } from '../../src/adapters/data-version.js';
 import { EncodedRows } from '../../src/adapters/row-store.js';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { earliestOf, projectsOf, touchesClosedHours, versionedRowStore } from '../../src/adapters/versioned-row-store.js';
+import { fakeDataVersions } from '../helpers/fake-data-versions.js';
 
-/** What a fake DataVersions answers for closed hours. */
-const CLOSED_HOURS: ClosedHours = { version: 'c', floorlessFrom: null };
 const closedVersion = async (versions: DataVersions, projectId: string) => (await versions.closedHours(projectId)).version;
 
 /**
@@ -212,7 +211,7 @@ describe('the projects an insert writes', () => {
     let fail = false;
     const store = versionedRowStore(
       { insert: async () => { if (fail) throw new Error('refused'); }, ping: async () => true },
-      { current: async () => 'v', closedHours: async () => CLOSED_HOURS, both: async () => ({ current: 'v', closedHours: CLOSED_HOURS }), markFloorless: async () => {}, moved: async (ids) => void moved.push(ids) },
+      fakeDataVersions(undefined, async (ids) => void moved.push(ids)),
       fixedClock(0),
     );
     await store.insert('events', [{ project_id: 'prj_a' }]);
@@ -226,7 +225,7 @@ describe('the projects an insert writes', () => {
     const clock = fixedClock(Date.parse('2026-03-08T12:00:05Z'));
     const store = versionedRowStore(
       { insert: async () => {}, ping: async () => true },
-      { current: async () => 'v', closedHours: async () => CLOSED_HOURS, both: async () => ({ current: 'v', closedHours: CLOSED_HOURS }), markFloorless: async () => {}, moved: async (_, opts) => void closed.push(opts?.closedHours === true) },
+      fakeDataVersions(undefined, async (_, opts) => void closed.push(opts?.closedHours === true)),
       clock,
     );
     const thisHour = '2026-03-08 12:00:01.000';
