@@ -42,6 +42,8 @@ export interface DataVersions {
   markFloorless(projectId: string, version: string, fromMs: number): Promise<void>;
   /** Moves the version of these projects, or of every project, and their closed-hours version with `closedHours`; never rejects. */
   moved(projectIds: readonly string[] | 'all', opts?: { closedHours?: boolean }): Promise<void>;
+  /** Drops what is kept for deleted projects, once none of their writes can come any more; a later read starts a new token. */
+  forget(projectIds: readonly string[]): Promise<void>;
 }
 
 const freshToken = () => crypto.randomUUID();
@@ -117,6 +119,12 @@ export function redisDataVersions(redis: Redis, log: (line: string) => void = ()
     },
     async markFloorless(projectId, version, fromMs) {
       await redis.hset(key, { [FLOORLESS + projectId]: `${version}|${Math.trunc(fromMs)}` });
+    },
+    async forget(projectIds) {
+      if (projectIds.length === 0) return;
+      for (const id of projectIds) for (const name of [id, CLOSED + id]) waiting.fields.delete(name);
+      const [first, ...rest] = projectIds.flatMap((id) => [id, CLOSED + id, FLOORLESS + id]);
+      await redis.hdel(key, first!, ...rest);
     },
     async moved(projectIds, opts = {}) {
       const ids = projectIds === 'all' ? [] : projectIds;

@@ -24,12 +24,14 @@ export async function schedulePurgeAgain(redis: Deps['redis'], projectId: string
  * Runs the second purges due at `now` (the periodic jobs call it). Ids leave the set only after
  * their rows are gone, so a failure is retried on the next tick. Returns how many were purged.
  */
-export async function runPendingPurges(deps: Pick<Deps, 'redis' | 'clickhouse'>, now: number): Promise<number> {
+export async function runPendingPurges(deps: Pick<Deps, 'redis' | 'clickhouse' | 'dataVersions'>, now: number): Promise<number> {
   const ids = (await deps.redis.zrange<string[]>(PURGE_AGAIN_KEY, 0, now, { byScore: true, offset: 0, count: MAX_PER_TICK })).map(String);
   if (ids.length === 0) return 0;
   await purgeProjectsData(deps.clickhouse, ids);
   // A late event also marks the install as seen (SET NX): that key would outlive the project.
   await deps.redis.del(...ids.map(ProjectKeys.installationSeen));
+  // Every late write has moved its version by now: nothing reads or moves these fields again.
+  await deps.dataVersions?.forget(ids);
   await deps.redis.zrem(PURGE_AGAIN_KEY, ids[0]!, ...ids.slice(1));
   return ids.length;
 }

@@ -12,5 +12,6 @@ export function fakeDataVersions(current: () => string = () => 'v', moved: DataV
     both: async () => ({ current: current(), closedHours }),
     markFloorless: async () => {},
     moved,
+    forget: async () => {},
   };
 }

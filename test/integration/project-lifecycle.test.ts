@@ -12,7 +12,7 @@ import { PURGE_AGAIN_KEY, runPendingPurges } from '../../src/projects/purge-agai
 import { ProjectKeys } from '../../src/projects/store.js';
 import { insertEvents, makeEvent } from '../helpers/events-gen.js';
 import { createServices } from '../../src/services.js';
-import { closeHarness, createHarness, listenAsNode, type Harness, type Listening, type TestUser } from '../helpers/harness.js';
+import { closeHarness, createHarness, listenAsNode, TEST_DATA_VERSION_KEY, type Harness, type Listening, type TestUser } from '../helpers/harness.js';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0';
 
@@ -149,5 +149,8 @@ describe('deleting a project', () => {
     expect(await a.deps.redis.zscore(PURGE_AGAIN_KEY, p.id)).toBeNull();
     expect(await rows()).toBe(0);
     expect(await a.deps.redis.exists(ProjectKeys.installationSeen(p.id))).toBe(0);
+    // The late insert moved the project's data versions; once purged, nothing of them is kept.
+    const kept = await a.deps.redis.hkeys(TEST_DATA_VERSION_KEY);
+    expect(kept.filter((f) => f.endsWith(p.id))).toEqual([]);
   });
 });

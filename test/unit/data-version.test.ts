@@ -36,6 +36,10 @@ function fakeRedis() {
       for (const [f, v] of Object.entries(fields)) hashOf(key).set(f, v);
       return Promise.resolve(Object.keys(fields).length);
     },
+    hdel: (key: string, ...fields: string[]) => {
+      if (refuse.writes) return down();
+      return Promise.resolve(fields.filter((f) => hashOf(key).delete(f)).length);
+    },
   };
   return { redis: redis as unknown as Redis, hash: hashOf(DATA_VERSION_KEY), hashes, refuse };
 }
@@ -181,6 +185,20 @@ describe('data versions', () => {
     await versions.moved(['prj_c']);
     // Another instance sees the move that was refused.
     expect(await closedVersion(other, 'prj_a')).not.toBe(a);
+  });
+
+  it('forgets a deleted project’s fields and no other project’s; a later read starts from a new token', async () => {
+    const { redis, hash } = fakeRedis();
+    const versions = redisDataVersions(redis);
+    const before = await versions.both('prj_a');
+    await versions.markFloorless('prj_a', before.closedHours.version, 5);
+    const b = await versions.both('prj_b');
+    await versions.forget(['prj_a']);
+    expect([...hash.keys()].filter((f) => f.includes('prj_a'))).toEqual([]);
+    expect(await versions.both('prj_b')).toEqual(b);
+    const after = await versions.both('prj_a');
+    expect(after.current).not.toBe(before.current);
+    expect(after.closedHours).toEqual({ version: expect.not.stringMatching(before.closedHours.version), floorlessFrom: null });
   });
 
   it('a version lost from Redis comes back as a new token, never an old one', async () => {
