@@ -23,6 +23,12 @@ export const ANALYTICS_TABLES = [
   { name: 'custom_events_1d', timeColumn: 'bucket' },
   // Sums of a period's closed hours (src/analysis/closed-hours.ts), summed again each hour: kept two days at most.
   { name: 'visit_parts', timeColumn: 'created', keepDays: 2 },
+  // Closed days of a period merged per value (src/reports/day-parts.ts), merged again when the version moves or a day closes.
+  { name: 'pages_parts', timeColumn: 'created', keepDays: 2 },
+  { name: 'countries_parts', timeColumn: 'created', keepDays: 2 },
+  { name: 'cities_parts', timeColumn: 'created', keepDays: 2 },
+  { name: 'tech_parts', timeColumn: 'created', keepDays: 2 },
+  { name: 'custom_events_parts', timeColumn: 'created', keepDays: 2 },
 ] as const;
 
 export type AnalyticsTable = (typeof ANALYTICS_TABLES)[number]['name'];

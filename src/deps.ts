@@ -44,6 +44,8 @@ export interface Deps {
    * waitUntil). Without it that work runs before the answer.
    */
   background?: import('./adapters/background.js').Background;
+  /** Optional: the closed-days parts this process knows stored (src/reports/day-parts.ts); without it reports read no part. */
+  storedParts?: import('./reports/day-parts.js').StoredDayParts;
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */
   answers?: import('./reports/answer-cache.js').AnswerCache;
   /**

@@ -19,7 +19,7 @@ const CLOCK_SKEW_MS = 60_000;
 type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background'>;
 
 /** The project's closed-hours version and mark: the ones pinned on `deps` (pinClosedHours), else read; null when unreadable or unknown. */
-async function closedHoursOf(deps: ReadDeps, projectId: string): Promise<ClosedHours | null> {
+export async function closedHoursOf(deps: ReadDeps, projectId: string): Promise<ClosedHours | null> {
   if (deps.closedHours?.projectId === projectId) return deps.closedHours.state;
   if (!deps.dataVersions) return null;
   return deps.dataVersions.closedHours(projectId).catch(() => null);
@@ -36,6 +36,9 @@ export async function pinClosedHours<D extends ReadDeps>(deps: D, projectId: str
   return { ...deps, closedHours: { projectId, state: await closedHoursOf(deps, projectId) } };
 }
 
+/** Where the closed hours end at `now`: the start of its UTC hour, a minute late (CLOCK_SKEW_MS); README "Visits of closed hours". */
+export const closedHoursCutAt = (now: number): number => closedHoursEnd(now - CLOCK_SKEW_MS);
+
 /** The part that can hold a period's visits, from one reading of the clock (see partsOf). */
 type Parts = { kind: 'closed'; cut: number } | { kind: 'ended' };
 
@@ -51,7 +54,7 @@ type Parts = { kind: 'closed'; cut: number } | { kind: 'ended' };
 function partsOf(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): Parts | null {
   if (period.key === '24h') return null;
   const now = deps.clock.now();
-  const cut = closedHoursEnd(now - CLOCK_SKEW_MS);
+  const cut = closedHoursCutAt(now);
   if (period.to >= now - ENDED_BEFORE_NOW_MS && period.from < cut) return { kind: 'closed', cut };
   return period.to <= cut ? { kind: 'ended' } : null;
 }

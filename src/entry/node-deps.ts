@@ -1,5 +1,6 @@
 import { Redis as UpstashRedis } from '@upstash/redis';
 import { backgroundTasks } from '../adapters/background.js';
+import { StoredDayParts } from '../reports/day-parts.js';
 import { connectNodeClickHouse } from '../adapters/node-clickhouse.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { migrate } from '../adapters/migrate.js';
@@ -67,6 +68,7 @@ export async function buildNodeRuntime(
     dataVersions: versions,
     answers,
     background,
+    storedParts: new StoredDayParts(),
     clock,
     geo: opts.geo,
     dns: opts.dns,

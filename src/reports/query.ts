@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import { toClickHouseDateTime, toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import type { ResolvedPeriod } from './periods.js';
-import { withoutEdgeRows, withoutRawSlices } from './sql/window.js';
+import { withoutDayPart, withoutEdgeRows, withoutRawSlices } from './sql/window.js';
 
 /** How a result column is read back: 64-bit integers arrive as strings and become numbers. */
 export type ColumnKind = 'string' | 'number' | 'number?' | 'string?';
@@ -26,6 +26,7 @@ const QUARTER_MS = 900_000;
  * daily rows, the bucket zone `{tz:String}`, and for hour buckets `{hourBase}` (the first
  * bucket's start) and `{lastHour}` (the last bucket's index). With `daily: false`, or when the
  * range holds no whole UTC day, dayFrom and dayTo are both rollupTo and only 15-minute rows are read.
+ * `{partTo}` is `dayFrom`: no closed-days part is read (src/reports/day-parts.ts binds one).
  */
 export function periodParams(projectId: string, period: ResolvedPeriod, opts: { daily?: boolean; rollupEnd?: number } = {}): QueryParams {
   let rollupFrom = Math.ceil(period.from / QUARTER_MS) * QUARTER_MS;
@@ -43,6 +44,7 @@ export function periodParams(projectId: string, period: ResolvedPeriod, opts: { 
     rollupTo: toClickHouseDateTime(rollupTo),
     dayFrom: toClickHouseDateTime(dayFrom),
     dayTo: toClickHouseDateTime(dayTo),
+    partTo: toClickHouseDateTime(dayFrom),
     tz: period.bucketTimeZone,
     hourBase: toClickHouseDateTime(period.buckets[0] ?? period.from),
     lastHour: Math.max(0, period.buckets.length - 1),
@@ -157,7 +159,8 @@ export function dailyRowsFitBuckets(period: ResolvedPeriod): boolean {
   return period.granularity !== 'hour' && period.buckets.every((b) => b % DAY_MS === 0);
 }
 
-const instant = (param: QueryParams[string] | undefined) => (typeof param === 'string' ? Date.parse(`${param.replace(' ', 'T')}Z`) : Number.NaN);
+/** The instant (epoch ms) of a bound DateTime or DateTime64 parameter; NaN for anything else. */
+export const instant = (param: QueryParams[string] | undefined) => (typeof param === 'string' ? Date.parse(`${param.replace(' ', 'T')}Z`) : Number.NaN);
 
 /** Whether the period's bounds both fall inside the rollup range (periodParams), so no raw slice holds a row. */
 function rawSlicesEmpty(params: QueryParams): boolean {
@@ -208,7 +211,8 @@ export async function queryJson(deps: Pick<Deps, 'clickhouse'>, sql: string, par
 
 async function readJson(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams): Promise<Record<string, unknown>[]> {
   const sliced = rawSlicesEmpty(params) ? withoutRawSlices(sql) : sql;
-  const query = edgesEmpty(params) ? withoutEdgeRows(sliced) : sliced;
+  const edged = edgesEmpty(params) ? withoutEdgeRows(sliced) : sliced;
+  const query = params.partTo === params.dayFrom ? withoutDayPart(edged) : edged;
   const result = await deps.clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
   return result.json<Record<string, unknown>>();
 }

@@ -7,7 +7,8 @@ import type { CsvColumn, ReportContext } from './definition.js';
 import type { ResolvedPeriod } from './periods.js';
 import { definePlannedReport } from './planned.js';
 import type { Source, SourcedSql } from './planner.js';
-import { queryRows, sourceParams, type RowOf, type RowSpec } from './query.js';
+import { queryRowsWithDayParts } from './day-parts.js';
+import { sourceParams, type RowOf, type RowSpec } from './query.js';
 import { byMetricThenName, num, PeriodEntries, periodFields, str } from './shape.js';
 
 /** The metric a list ranks by (the other one rides along). */
@@ -128,7 +129,7 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
     if (!filters.length && opts.unfiltered) return topItems(opts.question, await opts.unfiltered(ctx, input, period, source), limit);
     if (filters.length || !opts.rollup) return pipelineItems(ctx, opts.question, period, filters, limit);
     const { sql, spec, toItem } = opts.rollup;
-    const rows = await queryRows(ctx.deps, sql[source], { ...sourceParams(ctx.deps, ctx.project.id, period, source), limit }, spec);
+    const rows = await queryRowsWithDayParts(ctx.deps, sql[source], { ...sourceParams(ctx.deps, ctx.project.id, period, source), limit }, spec);
     return rows.map(toItem);
   };
   return definePlannedReport({

@@ -8,7 +8,8 @@ import { keptEvents } from '../filter-input.js';
 import type { ResolvedPeriod } from '../periods.js';
 import type { Source } from '../planner.js';
 import { rangeBounds } from '../project-range.js';
-import { queryRows, sourceParams } from '../query.js';
+import { queryRowsWithDayParts } from '../day-parts.js';
+import { sourceParams } from '../query.js';
 import { byMetricThenName, num, PeriodEntries, periodFields, str } from '../shape.js';
 import { DEVICES_SQL, devicesRawSql } from '../sql/tech.js';
 
@@ -55,7 +56,7 @@ async function lists(ctx: ReportContext, period: ResolvedPeriod, filters: readon
   // Filters only ever reach the raw form: run() sends every filtered request there.
   const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
   const sql = filtered ? devicesRawSql(filtered.kept) : DEVICES_SQL[source];
-  const rows = await queryRows(ctx.deps, sql, filtered?.params ?? params, { dimension: 'string', name: 'string', visitors: 'number' });
+  const rows = await queryRowsWithDayParts(ctx.deps, sql, filtered?.params ?? params, { dimension: 'string', name: 'string', visitors: 'number' });
   const pick = (d: string) => rows.filter((r) => r.dimension === d).map(({ name, visitors }) => ({ name, visitors })).sort(rank);
   return { devices: pick('device'), browsers: pick('browser'), os: pick('os') };
 }

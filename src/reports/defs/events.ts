@@ -7,7 +7,8 @@ import type { ResolvedPeriod } from '../periods.js';
 import { definePlannedReport } from '../planned.js';
 import type { Source } from '../planner.js';
 import { rangeBounds } from '../project-range.js';
-import { queryRows, sourceParams } from '../query.js';
+import { queryRowsWithDayParts } from '../day-parts.js';
+import { sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { EVENTS_BY_NAME_SQL, EVENTS_SQL, eventsByNameRawSql, eventsRawSql } from '../sql/events.js';
 
@@ -69,7 +70,7 @@ async function sqlFor(ctx: ReportContext, period: ResolvedPeriod, filters: reado
 /** The top `limit` names of `period`, `pct` over the returned rows. */
 async function eventItems(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], limit: number, source: Source): Promise<EventItem[]> {
   const { sql, params } = await sqlFor(ctx, period, filters, source, { sourced: EVENTS_SQL, raw: eventsRawSql });
-  const rows = await queryRows(ctx.deps, sql, { ...params, limit }, SPEC);
+  const rows = await queryRowsWithDayParts(ctx.deps, sql, { ...params, limit }, SPEC);
   const items = rows.map((r): EventItem => {
     const single = r.transaction_count > 0 && r.currencies === 1 && r.currency_code !== '';
     return {
@@ -90,7 +91,7 @@ async function eventItems(ctx: ReportContext, period: ResolvedPeriod, filters: r
 async function comparedCounts(ctx: ReportContext, against: ResolvedPeriod, filters: readonly Filter[], source: Source, names: string[]): Promise<Map<string, ComparisonCounts>> {
   if (names.length === 0) return new Map();
   const { sql, params } = await sqlFor(ctx, against, filters, source, { sourced: EVENTS_BY_NAME_SQL, raw: eventsByNameRawSql });
-  const rows = await queryRows(ctx.deps, sql, { ...params, names }, { name: 'string', people: 'number', event_count: 'number' });
+  const rows = await queryRowsWithDayParts(ctx.deps, sql, { ...params, names }, { name: 'string', people: 'number', event_count: 'number' });
   return new Map(rows.map((r) => [r.name, { events: r.event_count, people: r.people }]));
 }
 

@@ -1,5 +1,5 @@
 import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, rollupRows } from './window.js';
+import { periodRollupRows, RAW_WINDOW } from './window.js';
 
 /**
  * Cities with known geo, ranked by unique visitors (so every city's states are merged). Grouped
@@ -9,7 +9,7 @@ export const CITIES_SQL: SourcedSql = {
   rollup: `
 SELECT toString(city) AS city_name, toString(country_name) AS country, toString(country_code) AS code,
        uniqCombinedMerge(14)(visitors) AS visitors, sum(pageviews) AS pageviews
-FROM ${rollupRows('cities')}
+FROM ${periodRollupRows('cities')}
 GROUP BY city, country_name, country_code
 ORDER BY visitors DESC, city_name ASC, code ASC
 LIMIT {limit:UInt32}`,

@@ -1,5 +1,5 @@
 import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, rollupRows } from './window.js';
+import { periodRollupRows, RAW_WINDOW } from './window.js';
 
 /**
  * Top countries by pageviews, ties by name. Unknown geo (empty code) is left out: every row
@@ -11,7 +11,7 @@ import { RAW_WINDOW, rollupRows } from './window.js';
 export const COUNTRIES_SQL: SourcedSql = {
   rollup: `
 SELECT toString(country_name) AS country, toString(country_code) AS code, sum(pageviews) AS pageviews, uniqCombinedMerge(14)(visitors) AS visitors
-FROM ${rollupRows('countries')}
+FROM ${periodRollupRows('countries')}
 WHERE country_code != ''
 GROUP BY country_name, country_code
 ORDER BY pageviews DESC, country ASC, code ASC

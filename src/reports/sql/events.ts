@@ -1,5 +1,5 @@
 import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, rollupRows } from './window.js';
+import { periodRollupRows, RAW_WINDOW } from './window.js';
 
 /*
  * Custom and transaction events per name, ranked by count. `currencies` counts the distinct
@@ -27,9 +27,9 @@ SELECT toString(event_name) AS name, uniqCombinedMerge(14)(people) AS people, su
        uniqExactIf(currency, kind = 'transaction') AS currencies,
        anyIf(toString(currency), kind = 'transaction') AS currency_code,
        sumIf(amount_cents, kind = 'transaction') AS amount_total
-FROM ${rollupRows('custom_events')}
+FROM ${periodRollupRows('custom_events')}
 WHERE event_name IN (
-  SELECT event_name FROM ${rollupRows('custom_events')}
+  SELECT event_name FROM ${periodRollupRows('custom_events')}
   GROUP BY event_name ORDER BY sum(events) DESC, event_name ASC LIMIT {limit:UInt32})
 GROUP BY name
 ORDER BY event_count DESC, name ASC
@@ -52,7 +52,7 @@ GROUP BY name`;
 export const EVENTS_BY_NAME_SQL: SourcedSql = {
   rollup: `
 SELECT toString(event_name) AS name, uniqCombinedMerge(14)(people) AS people, sum(events) AS event_count
-FROM ${rollupRows('custom_events')}
+FROM ${periodRollupRows('custom_events')}
 WHERE event_name IN {names:Array(String)}
 GROUP BY name`,
   raw: eventsByNameRawSql('1'),

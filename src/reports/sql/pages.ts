@@ -1,5 +1,5 @@
 import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, rollupRows } from './window.js';
+import { periodRollupRows, RAW_WINDOW } from './window.js';
 
 /**
  * Top paths by pageviews. The rollup ranks on summed pageviews first and merges the
@@ -8,9 +8,9 @@ import { RAW_WINDOW, rollupRows } from './window.js';
 export const PAGES_SQL: SourcedSql = {
   rollup: `
 SELECT path, sum(pageviews) AS pageviews, uniqCombinedMerge(14)(visitors) AS visitors
-FROM ${rollupRows('pages')}
+FROM ${periodRollupRows('pages')}
 WHERE path IN (
-  SELECT path FROM ${rollupRows('pages')}
+  SELECT path FROM ${periodRollupRows('pages')}
   GROUP BY path ORDER BY sum(pageviews) DESC, path ASC LIMIT {limit:UInt32})
 GROUP BY path
 ORDER BY pageviews DESC, path ASC

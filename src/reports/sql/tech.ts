@@ -1,5 +1,5 @@
 import type { SourcedSql } from '../planner.js';
-import { RAW_WINDOW, rollupRows } from './window.js';
+import { periodRollupRows, RAW_WINDOW } from './window.js';
 
 /** The tech dimensions; names come from this closed list only. */
 export type TechDimension = 'device' | 'browser' | 'os';
@@ -22,7 +22,7 @@ GROUP BY GROUPING SETS ((device_name), (browser_name), (os_name))`;
 
 /** Device types, browsers and OS, unranked (the caller sorts each list). */
 export const DEVICES_SQL: SourcedSql = {
-  rollup: allOf(rollupRows('tech'), 'uniqCombinedMerge(14)', 'visitors'),
+  rollup: allOf(periodRollupRows('tech'), 'uniqCombinedMerge(14)', 'visitors'),
   raw: allOf(`(SELECT device, browser, os, visitor_id FROM events WHERE ${RAW_WINDOW} AND kind = 'pageview')`, 'uniqCombined(14)', 'visitor_id'),
 };
 

@@ -99,6 +99,22 @@ const rawSliceRows = (family: RollupFamily) => {
   return `SELECT project_id, toStartOfFifteenMinutes(ts) AS bucket, ${f.columns} FROM events WHERE ${RAW_SLICES} AND ${f.kinds} GROUP BY project_id, bucket${f.groupBy}`;
 };
 
+/** Families whose closed days a period can read merged in one part (migration 0026, src/reports/day-parts.ts). */
+export const PART_FAMILIES = ['pages', 'countries', 'cities', 'tech', 'custom_events'] as const;
+export type PartFamily = (typeof PART_FAMILIES)[number];
+
+/**
+ * rollupRows for reads that merge the whole period into one answer (no time bucket): the closed
+ * days [dayFrom, partTo) from the part `partKey` of them, which the caller knows to be stored
+ * (day-parts.ts), and the daily rows from `partTo` on. periodParams binds `partTo` = `dayFrom`,
+ * which reads no part (its branch is dropped) and every whole day as rollupRows does.
+ */
+export const periodRollupRows = (family: PartFamily) =>
+  rollupRows(family).replace(
+    WHOLE_DAYS,
+    `${WHOLE_DAYS.replace('{dayFrom:', '{partTo:')} ${DAY_PART_START} UNION ALL SELECT * EXCEPT (part_key, marker, created) FROM ${family}_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 0 ${DAY_PART_END}`,
+  );
+
 /**
  * The rollup rows of [from, to) as a subquery to select FROM: whole UTC days from the daily
  * table, the partial days at either edge from the 15-minute one, and the sub-15-minute slices
@@ -116,17 +132,26 @@ const RAW_SLICES_START = '/* raw slices */';
 const RAW_SLICES_END = '/* end raw slices */';
 const EDGES_START = '/* 15-minute edges */';
 const EDGES_END = '/* end 15-minute edges */';
+const DAY_PART_START = '/* closed days part */';
+const DAY_PART_END = '/* end closed days part */';
 const literal = (text: string) => text.replace(/[/*]/g, '\\$&');
 const branch = (start: string, end: string) => new RegExp(`${literal(start)}[\\s\\S]*?${literal(end)}`, 'g');
 // Compiled once: every rollup query passes through them.
 const RAW_SLICES_BRANCH = branch(RAW_SLICES_START, RAW_SLICES_END);
 const EDGES_BRANCH = branch(EDGES_START, EDGES_END);
+const DAY_PART_BRANCH = branch(DAY_PART_START, DAY_PART_END);
 
 /** `sql` without its raw-slice branches: for periods whose bounds both fall on rollup steps. */
 export const withoutRawSlices = (sql: string) => sql.replace(RAW_SLICES_BRANCH, '');
 
 /** `sql` without its 15-minute edge branches: for periods whose rollup range is whole UTC days. */
 export const withoutEdgeRows = (sql: string) => sql.replace(EDGES_BRANCH, '');
+
+/** `sql` without its closed-days part branches: for reads that bind no part (`partTo` = `dayFrom`). */
+export const withoutDayPart = (sql: string) => sql.replace(DAY_PART_BRANCH, '');
+
+/** The families whose closed-days part `sql` reads (periodRollupRows). */
+export const dayPartFamiliesOf = (sql: string): PartFamily[] => PART_FAMILIES.filter((f) => sql.includes(` FROM ${f}_parts WHERE `));
 
 /**
  * The bot rollup rows of [from, to) (bots_15m has no daily twin), with the sub-15-minute slices

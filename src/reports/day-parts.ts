@@ -1,0 +1,130 @@
+import type { Deps } from '../deps.js';
+import { closedHoursCutAt, closedHoursOf } from '../analysis/closed-hours.js';
+import { toClickHouseDateTime } from '../adapters/clickhouse-time.js';
+import { instant, queryOne, queryRows, type QueryParams, type RowOf, type RowSpec } from './query.js';
+import { dayPartStoredSql, fillDayPartSql } from './sql/day-parts.js';
+import { dayPartFamiliesOf, type PartFamily } from './sql/window.js';
+
+type PartDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'config' | 'dataVersions' | 'closedHours' | 'background' | 'storedParts'>;
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** A part of fewer closed days merges too few daily states to be worth storing. */
+const MIN_PART_DAYS = 2;
+/** How long parts are kept (their tables' `keepDays` in src/analytics-tables.ts, or less with a shorter retention). */
+const KEEP_DAYS = 2;
+/** Taken off a part's lifetime: ClickHouse stamps `created` by its own clock. */
+const CLOCK_MARGIN_MS = HOUR_MS;
+/** How long a part found missing after a store (its token was seen before: a part dropped by retention) is not looked for again. */
+const MISSING_RECHECK_MS = HOUR_MS;
+
+/**
+ * The day parts this process knows to be stored, each until shortly before its retention may drop
+ * it, and those found missing after a store, for an hour. Reads take a part only from here: a
+ * check beside every read would cost more than the part saves on a small site (README "Closed days
+ * of a period").
+ */
+export class StoredDayParts {
+  private readonly known = new Map<string, { stored: boolean; until: number }>();
+  constructor(private readonly maxEntries = 10_000) {}
+
+  /** Whether the part is known stored at `now`; undefined when it should be looked for. */
+  stored(key: string, now: number): boolean | undefined {
+    const entry = this.known.get(key);
+    if (entry && entry.until > now) return entry.stored;
+    this.known.delete(key);
+    return undefined;
+  }
+
+  /** What was found of the part, true until `until`. */
+  found(key: string, stored: boolean, until: number): void {
+    this.known.delete(key);
+    this.known.set(key, { stored, until });
+    if (this.known.size > this.maxEntries) this.known.delete(this.known.keys().next().value!);
+  }
+}
+
+/**
+ * Runs a rollup read (`sql` over periodRollupRows, `params` from sourceParams) with the closed days
+ * of its period merged into one part per family (README "Closed days of a period"): every UTC day
+ * before the one the closed hours end in is final until the project's closed-hours version moves,
+ * so its daily rows are merged once per version and every later read merges one state per value
+ * for them instead of one per day. A part not known stored here is looked for, and stored when
+ * missing, in the background after the answer, which reads the daily rows meanwhile.
+ */
+export async function queryRowsWithDayParts<S extends RowSpec>(deps: PartDeps, sql: string, params: QueryParams, spec: S): Promise<RowOf<S>[]> {
+  const families = dayPartFamiliesOf(sql);
+  const part = families.length > 0 && deps.background && deps.storedParts ? await dayPartOf(deps, params) : null;
+  if (!part) return queryRows(deps, sql, params, spec);
+  const now = deps.clock.now();
+  const storeKey = (family: PartFamily) => `${String(params.projectId)}/${family}/${part.partKey}`;
+  const unknown = families.filter((f) => deps.storedParts!.stored(storeKey(f), now) === undefined);
+  if (families.every((f) => deps.storedParts!.stored(storeKey(f), now) === true)) return queryRows(deps, sql, { ...params, ...part }, spec);
+  const answer = queryRows(deps, sql, params, spec);
+  for (const family of unknown) {
+    const partParams = { projectId: params.projectId!, partKey: part.partKey, dayFrom: params.dayFrom!, partTo: part.partTo };
+    const token = `day-parts:${String(params.projectId)}:${family}:${part.partKey}`;
+    const lookFor = () => ensureStored(deps, family, partParams, token, storeKey(family));
+    // After the answer, so the two do not share the cores; one at a time per part.
+    deps.background!.run(token, () => answer.then(lookFor, lookFor));
+  }
+  return answer;
+}
+
+/**
+ * The closed days a read of `params` can take from a part at `now`: [dayFrom, partTo), where partTo
+ * is the end of the whole days read (`dayTo`) or the last UTC midnight before the closed hours end
+ * (closedHoursCutAt), whichever is first; null when that holds fewer than MIN_PART_DAYS days.
+ */
+export function closedDaysOf(params: QueryParams, now: number): { from: number; to: number } | null {
+  const from = instant(params.dayFrom);
+  const to = Math.min(instant(params.dayTo), Math.floor(closedHoursCutAt(now) / DAY_MS) * DAY_MS);
+  return to - from >= MIN_PART_DAYS * DAY_MS ? { from, to } : null;
+}
+
+/** The part a read of `params` takes (closedDaysOf), keyed by its days and the closed-hours version; null without either. */
+async function dayPartOf(deps: PartDeps, params: QueryParams): Promise<{ partTo: string; partKey: string } | null> {
+  const days = closedDaysOf(params, deps.clock.now());
+  if (!days) return null;
+  const closedHours = await closedHoursOf(deps, String(params.projectId));
+  if (!closedHours) return null;
+  return { partTo: toClickHouseDateTime(days.to), partKey: `${days.from}-${days.to}-${closedHours.version}` };
+}
+
+/**
+ * Looks for one family's part, stores it when missing, and tells deps.storedParts what ClickHouse
+ * holds afterwards: only a marker read back makes a part known stored (a store whose token was
+ * seen before inserts nothing).
+ */
+async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryParams, token: string, storeKey: string): Promise<void> {
+  const lookUp = () => queryOne(deps, dayPartStoredSql(family), params, { n: 'number', created: 'number' });
+  let found = await lookUp();
+  if (found.n === 0) {
+    await fillDayPart(deps, family, params, token);
+    found = await lookUp();
+  }
+  const keepMs = Math.min(KEEP_DAYS, deps.config.RETENTION_DAYS) * DAY_MS;
+  const now = deps.clock.now();
+  if (found.n > 0) deps.storedParts!.found(storeKey, true, found.created * 1000 + keepMs - CLOCK_MARGIN_MS);
+  else deps.storedParts!.found(storeKey, false, now + MISSING_RECHECK_MS);
+}
+
+/**
+ * Stores one family's part with its marker, in one block. The version in its key was read first: a
+ * write that lands meanwhile moves the version after it is stored, so the part is either merged with
+ * its rows or never read again. Stores of the same part (two requests, two processes) share a
+ * deduplication token, so it is kept once.
+ */
+async function fillDayPart(deps: PartDeps, family: PartFamily, params: QueryParams, token: string): Promise<void> {
+  await deps.clickhouse.command({
+    query: fillDayPartSql(family),
+    query_params: params,
+    clickhouse_settings: {
+      insert_deduplicate: 1,
+      insert_deduplication_token: token,
+      // One block, so the marker is stored with every row or not at all.
+      min_insert_block_size_rows: '1000000000000',
+      min_insert_block_size_bytes: '1000000000000',
+    },
+  });
+}

@@ -1,0 +1,46 @@
+import type { PartFamily } from './window.js';
+
+/** Each family's daily columns after `project_id, bucket`: the values a part keeps a row per, then how each measure merges. */
+const COLUMNS: Readonly<Record<PartFamily, { keys: readonly string[]; sums: readonly string[]; states: readonly string[] }>> = {
+  pages: { keys: ['path'], sums: ['pageviews'], states: ['visitors'] },
+  countries: { keys: ['country_code', 'country_name'], sums: ['pageviews'], states: ['visitors'] },
+  cities: { keys: ['country_code', 'country_name', 'city'], sums: ['pageviews'], states: ['visitors'] },
+  tech: { keys: ['device', 'browser', 'os'], sums: ['pageviews'], states: ['visitors'] },
+  custom_events: { keys: ['event_name', 'kind', 'currency'], sums: ['events', 'amount_cents'], states: ['people'] },
+};
+
+/**
+ * Stores the part `{partKey}` of a family's closed days [dayFrom, partTo): its daily rows merged
+ * into one row per value, and its marker row, in one INSERT. The marker's values are the columns'
+ * defaults (aggregates of no row: `anyIf(…, 0)` keeps each column's type, an Enum's too). Aliases
+ * differ from the column names: in ClickHouse an alias is seen by the WHERE, and `… AS bucket`
+ * would turn the day bounds into a test of the constant.
+ */
+export function fillDayPartSql(family: PartFamily): string {
+  const { keys, sums, states } = COLUMNS[family];
+  const columns = ['project_id', 'bucket', ...keys, ...sums, ...states, 'part_key', 'marker'];
+  const start = ['project_id', "{dayFrom:DateTime('UTC')} AS first_day"];
+  const end = (marker: 0 | 1) => ['{partKey:String} AS stored_key', `${marker} AS is_marker`];
+  const merged = [...keys, ...sums.map((c) => `sum(${c}) AS ${c}_total`), ...states.map((c) => `uniqCombinedMergeState(14)(${c}) AS ${c}_merged`), ...end(0)];
+  const none = [
+    ...keys.map((c) => `anyIf(${c}, 0) AS ${c}_none`),
+    ...sums.map((c) => `sumIf(${c}, 0) AS ${c}_none`),
+    ...states.map((c) => `uniqCombinedMergeStateIf(14)(${c}, 0) AS ${c}_none`),
+    ...end(1),
+  ];
+  return `
+INSERT INTO ${family}_parts (${columns.join(', ')})
+SELECT ${[...start, ...merged].join(', ')}
+FROM ${family}_1d
+WHERE project_id = {projectId:String} AND bucket >= {dayFrom:DateTime('UTC')} AND bucket < {partTo:DateTime('UTC')}
+GROUP BY ${['project_id', ...keys].join(', ')}
+UNION ALL
+SELECT {projectId:String} AS project_id, {dayFrom:DateTime('UTC')} AS first_day, ${none.join(', ')}
+FROM ${family}_1d
+WHERE 0`;
+}
+
+/** When the part `{partKey}` of a family was stored (`n` = 0: it is not). */
+export const dayPartStoredSql = (family: PartFamily): string => `
+SELECT count() AS n, toUnixTimestamp(min(created)) AS created FROM ${family}_parts
+WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 1`;
