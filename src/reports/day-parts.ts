@@ -1,8 +1,10 @@
 import type { Deps } from '../deps.js';
-import { closedHoursCutAt, closedHoursOf } from '../analysis/closed-hours.js';
+import { closedHoursCutAt, closedHoursOf, pinClosedHours } from '../analysis/closed-hours.js';
 import { toClickHouseDateTime } from '../adapters/clickhouse-time.js';
 import { instant, queryOne, queryRows, type QueryParams, type RowOf, type RowSpec } from './query.js';
 import { dayPartStoredSql, fillDayPartSql } from './sql/day-parts.js';
+import type { ResolvedPeriod } from './periods.js';
+import type { Source } from './planner.js';
 import { dayPartFamiliesOf, type PartFamily } from './sql/window.js';
 
 type PartDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'config' | 'dataVersions' | 'closedHours' | 'background' | 'storedParts'>;
@@ -69,6 +71,16 @@ export async function queryRowsWithDayParts<S extends RowSpec>(deps: PartDeps, s
     deps.background!.run(token, () => answer.then(lookFor, lookFor));
   }
   return answer;
+}
+
+/**
+ * The deps a read from `source` runs with: for rollups, the project's closed-hours version pinned
+ * first (pinClosedHours), so that the read and the rows-after-now check its parameters start
+ * (sourceParams) leave in one turn of the event loop, as one engine statement, rather than the
+ * check first and the read after the version's round trip to Redis.
+ */
+export function depsForDayParts<D extends PartDeps>(deps: D, projectId: string, period: ResolvedPeriod, source: Source): Promise<D> {
+  return source === 'rollup' && deps.storedParts ? pinClosedHours(deps, projectId, period) : Promise.resolve(deps);
 }
 
 /**

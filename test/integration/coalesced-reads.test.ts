@@ -213,6 +213,25 @@ describe('a whole dashboard through the app', () => {
     expect(sent.at(-1)).toContain('stats_1d');
   });
 
+  it('sends a list’s read of the part of its closed days beside its rows-after-now check, as one statement', async () => {
+    const { sent, reads } = counted(h.deps.clickhouse);
+    const deps = { ...h.deps, clickhouse: reads, answers: undefined, clock: fixedClock(h.deps.clock.now()) };
+    const app = createApp(deps, createServices(deps));
+    for (const [report, family] of [['pages', 'pages'], ['devices', 'tech'], ['events', 'custom_events']] as const) {
+      const ask = () => app.request(`/api/v1/projects/${domain}/${report}?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
+      const first = await ask();
+      // The first ask stores the part after answering.
+      await h.deps.background!.settled();
+      const before = sent.length;
+      const again = await ask();
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual(await first.json());
+      expect(sent.slice(before), report).toHaveLength(1);
+      expect(sent.at(-1)).toContain(`${family}_parts`);
+      expect(sent.at(-1)).toContain('AS latest, count() AS n');
+    }
+  });
+
   it('has stats and referrers read the same visits of closed hours, so a dashboard sends that read once', async () => {
     const at = h.deps.clock.now();
     const visitReads = async (report: string) => {

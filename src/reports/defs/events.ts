@@ -7,7 +7,7 @@ import type { ResolvedPeriod } from '../periods.js';
 import { definePlannedReport } from '../planned.js';
 import type { Source } from '../planner.js';
 import { rangeBounds } from '../project-range.js';
-import { queryRowsWithDayParts } from '../day-parts.js';
+import { depsForDayParts, queryRowsWithDayParts } from '../day-parts.js';
 import { sourceParams } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { EVENTS_BY_NAME_SQL, EVENTS_SQL, eventsByNameRawSql, eventsRawSql } from '../sql/events.js';
@@ -60,17 +60,18 @@ const columns: CsvColumn<EventItem>[] = [
   { header: 'transactions', value: (r) => r.transactions },
 ];
 
-/** The sql and params of one request: the filters' condition joins the raw form (run() sends every filtered request there). */
+/** The deps, sql and params of one request: the filters' condition joins the raw form (run() sends every filtered request there). */
 async function sqlFor(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source, sql: { sourced: Readonly<Record<Source, string>>; raw: (kept: string) => string }) {
-  const params = sourceParams(ctx.deps, ctx.project.id, period, source);
+  const deps = await depsForDayParts(ctx.deps, ctx.project.id, period, source);
+  const params = sourceParams(deps, ctx.project.id, period, source);
   const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
-  return filtered ? { sql: sql.raw(filtered.kept), params: filtered.params } : { sql: sql.sourced[source], params };
+  return filtered ? { deps, sql: sql.raw(filtered.kept), params: filtered.params } : { deps, sql: sql.sourced[source], params };
 }
 
 /** The top `limit` names of `period`, `pct` over the returned rows. */
 async function eventItems(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], limit: number, source: Source): Promise<EventItem[]> {
-  const { sql, params } = await sqlFor(ctx, period, filters, source, { sourced: EVENTS_SQL, raw: eventsRawSql });
-  const rows = await queryRowsWithDayParts(ctx.deps, sql, { ...params, limit }, SPEC);
+  const { deps, sql, params } = await sqlFor(ctx, period, filters, source, { sourced: EVENTS_SQL, raw: eventsRawSql });
+  const rows = await queryRowsWithDayParts(deps, sql, { ...params, limit }, SPEC);
   const items = rows.map((r): EventItem => {
     const single = r.transaction_count > 0 && r.currencies === 1 && r.currency_code !== '';
     return {
@@ -90,8 +91,8 @@ async function eventItems(ctx: ReportContext, period: ResolvedPeriod, filters: r
 /** The counts of exactly the shown `names` over the compared period (one query, no limit). */
 async function comparedCounts(ctx: ReportContext, against: ResolvedPeriod, filters: readonly Filter[], source: Source, names: string[]): Promise<Map<string, ComparisonCounts>> {
   if (names.length === 0) return new Map();
-  const { sql, params } = await sqlFor(ctx, against, filters, source, { sourced: EVENTS_BY_NAME_SQL, raw: eventsByNameRawSql });
-  const rows = await queryRowsWithDayParts(ctx.deps, sql, { ...params, names }, { name: 'string', people: 'number', event_count: 'number' });
+  const { deps, sql, params } = await sqlFor(ctx, against, filters, source, { sourced: EVENTS_BY_NAME_SQL, raw: eventsByNameRawSql });
+  const rows = await queryRowsWithDayParts(deps, sql, { ...params, names }, { name: 'string', people: 'number', event_count: 'number' });
   return new Map(rows.map((r) => [r.name, { events: r.event_count, people: r.people }]));
 }
 
