@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import type { ClosedHours } from '../adapters/data-version.js';
 import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
-import { ENDED_BEFORE_NOW_MS, queryJson, queryOne, rawParams, type QueryParams } from '../reports/query.js';
+import { ENDED_BEFORE_NOW_MS, insertPartOnce, queryJson, queryOne, rawParams, type QueryParams } from '../reports/query.js';
 import { SESSION_IDLE_MS } from '../ingest/enrich/session.js';
 import { hashToUInt64 } from '../ingest/enrich/visitor.js';
 import { closedHoursEnd } from '../adapters/versioned-row-store.js';
@@ -142,19 +142,7 @@ const partToken = (params: QueryParams) => `visit-parts:${String(params.projectI
  * is either summed with its rows or never read again. Fills of the same part (two requests, two
  * processes) share a deduplication token, so it is stored once.
  */
-async function fillPart(deps: ReadDeps, sql: string, params: QueryParams): Promise<void> {
-  await deps.clickhouse.command({
-    query: sql,
-    query_params: params,
-    clickhouse_settings: {
-      insert_deduplicate: 1,
-      insert_deduplication_token: partToken(params),
-      // One block, so the marker is stored with every row or not at all (an INSERT … SELECT squashes its rows into blocks of about a million).
-      min_insert_block_size_rows: '1000000000000',
-      min_insert_block_size_bytes: '1000000000000',
-    },
-  });
-}
+const fillPart = (deps: ReadDeps, sql: string, params: QueryParams): Promise<void> => insertPartOnce(deps, sql, params, partToken(params));
 
 /**
  * Measures the floorless mark at closed-hours `version` (read before it: a write that lands

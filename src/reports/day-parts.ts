@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import { closedHoursCutAt, closedHoursOf, pinClosedHours } from '../analysis/closed-hours.js';
 import { toClickHouseDateTime } from '../adapters/clickhouse-time.js';
-import { instant, queryOne, queryRows, type QueryParams, type RowOf, type RowSpec } from './query.js';
+import { insertPartOnce, instant, queryOne, queryRows, sourceParams, type QueryParams, type RowOf, type RowSpec } from './query.js';
 import { dayPartStoredSql, fillDayPartSql } from './sql/day-parts.js';
 import type { ResolvedPeriod } from './periods.js';
 import type { Source } from './planner.js';
@@ -60,10 +60,10 @@ export async function queryRowsWithDayParts<S extends RowSpec>(deps: PartDeps, s
   if (!part) return queryRows(deps, sql, params, spec);
   const now = deps.clock.now();
   const storeKey = (family: PartFamily) => `${String(params.projectId)}/${family}/${part.partKey}`;
-  const unknown = families.filter((f) => deps.storedParts!.stored(storeKey(f), now) === undefined);
-  if (families.every((f) => deps.storedParts!.stored(storeKey(f), now) === true)) return queryRows(deps, sql, { ...params, ...part }, spec);
+  const known = families.map((f) => deps.storedParts!.stored(storeKey(f), now));
+  if (known.every((stored) => stored === true)) return queryRows(deps, sql, { ...params, ...part }, spec);
   const answer = queryRows(deps, sql, params, spec);
-  for (const family of unknown) {
+  for (const family of families.filter((_, i) => known[i] === undefined)) {
     const partParams = { projectId: params.projectId!, partKey: part.partKey, dayFrom: params.dayFrom!, partTo: part.partTo };
     const token = `day-parts:${String(params.projectId)}:${family}:${part.partKey}`;
     const lookFor = () => ensureStored(deps, family, partParams, token, storeKey(family));
@@ -74,13 +74,14 @@ export async function queryRowsWithDayParts<S extends RowSpec>(deps: PartDeps, s
 }
 
 /**
- * The deps a read from `source` runs with: for rollups, the project's closed-hours version pinned
- * first (pinClosedHours), so that the read and the rows-after-now check its parameters start
- * (sourceParams) leave in one turn of the event loop, as one engine statement, rather than the
- * check first and the read after the version's round trip to Redis.
+ * The deps and parameters (sourceParams) of a read from `source`. For rollups the project's
+ * closed-hours version is pinned on the deps first (pinClosedHours), so that the read and the
+ * rows-after-now check its parameters start leave in one turn of the event loop, as one engine
+ * statement, rather than the check first and the read after the version's round trip to Redis.
  */
-export function depsForDayParts<D extends PartDeps>(deps: D, projectId: string, period: ResolvedPeriod, source: Source): Promise<D> {
-  return source === 'rollup' && deps.storedParts ? pinClosedHours(deps, projectId, period) : Promise.resolve(deps);
+export async function sourceRead<D extends PartDeps>(deps: D, projectId: string, period: ResolvedPeriod, source: Source): Promise<{ deps: D; params: QueryParams }> {
+  const pinned = source === 'rollup' && deps.storedParts ? await pinClosedHours(deps, projectId, period) : deps;
+  return { deps: pinned, params: sourceParams(pinned, projectId, period, source) };
 }
 
 /**
@@ -112,31 +113,13 @@ async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryPar
   const lookUp = () => queryOne(deps, dayPartStoredSql(family), params, { n: 'number', created: 'number' });
   let found = await lookUp();
   if (found.n === 0) {
-    await fillDayPart(deps, family, params, token);
+    // The version in the key was read first: a write that lands meanwhile moves the version after it is
+    // stored, so the part is either merged with its rows or never read again.
+    await insertPartOnce(deps, fillDayPartSql(family), params, token);
     found = await lookUp();
   }
   const keepMs = Math.min(KEEP_DAYS, deps.config.RETENTION_DAYS) * DAY_MS;
   const now = deps.clock.now();
   if (found.n > 0) deps.storedParts!.found(storeKey, true, found.created * 1000 + keepMs - CLOCK_MARGIN_MS);
   else deps.storedParts!.found(storeKey, false, now + MISSING_RECHECK_MS);
-}
-
-/**
- * Stores one family's part with its marker, in one block. The version in its key was read first: a
- * write that lands meanwhile moves the version after it is stored, so the part is either merged with
- * its rows or never read again. Stores of the same part (two requests, two processes) share a
- * deduplication token, so it is kept once.
- */
-async function fillDayPart(deps: PartDeps, family: PartFamily, params: QueryParams, token: string): Promise<void> {
-  await deps.clickhouse.command({
-    query: fillDayPartSql(family),
-    query_params: params,
-    clickhouse_settings: {
-      insert_deduplicate: 1,
-      insert_deduplication_token: token,
-      // One block, so the marker is stored with every row or not at all.
-      min_insert_block_size_rows: '1000000000000',
-      min_insert_block_size_bytes: '1000000000000',
-    },
-  });
 }

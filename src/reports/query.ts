@@ -223,3 +223,22 @@ export async function queryOne<S extends RowSpec>(deps: Pick<Deps, 'clickhouse'>
   if (!rows[0]) throw new Error('aggregate query returned no row');
   return rows[0];
 }
+
+/**
+ * Runs an INSERT … SELECT that stores a cached part with its marker row: as one block, so the marker
+ * is stored with every row or not at all (an INSERT … SELECT squashes its rows into blocks of about
+ * a million), under a deduplication token, so that two stores of the same part (two requests, two
+ * processes) keep it once.
+ */
+export async function insertPartOnce(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams, token: string): Promise<void> {
+  await deps.clickhouse.command({
+    query: sql,
+    query_params: params,
+    clickhouse_settings: {
+      insert_deduplicate: 1,
+      insert_deduplication_token: token,
+      min_insert_block_size_rows: '1000000000000',
+      min_insert_block_size_bytes: '1000000000000',
+    },
+  });
+}

@@ -7,8 +7,8 @@ import type { CsvColumn, ReportContext } from './definition.js';
 import type { ResolvedPeriod } from './periods.js';
 import { definePlannedReport } from './planned.js';
 import type { Source, SourcedSql } from './planner.js';
-import { depsForDayParts, queryRowsWithDayParts } from './day-parts.js';
-import { sourceParams, type RowOf, type RowSpec } from './query.js';
+import { queryRowsWithDayParts, sourceRead } from './day-parts.js';
+import type { RowOf, RowSpec } from './query.js';
 import { byMetricThenName, num, PeriodEntries, periodFields, str } from './shape.js';
 
 /** The metric a list ranks by (the other one rides along). */
@@ -129,8 +129,8 @@ export function defineRankedReport<S extends RowSpec, I extends v.ObjectEntries>
     if (!filters.length && opts.unfiltered) return topItems(opts.question, await opts.unfiltered(ctx, input, period, source), limit);
     if (filters.length || !opts.rollup) return pipelineItems(ctx, opts.question, period, filters, limit);
     const { sql, spec, toItem } = opts.rollup;
-    const deps = await depsForDayParts(ctx.deps, ctx.project.id, period, source);
-    const rows = await queryRowsWithDayParts(deps, sql[source], { ...sourceParams(deps, ctx.project.id, period, source), limit }, spec);
+    const { deps, params } = await sourceRead(ctx.deps, ctx.project.id, period, source);
+    const rows = await queryRowsWithDayParts(deps, sql[source], { ...params, limit }, spec);
     return rows.map(toItem);
   };
   return definePlannedReport({

@@ -8,8 +8,7 @@ import { keptEvents } from '../filter-input.js';
 import type { ResolvedPeriod } from '../periods.js';
 import type { Source } from '../planner.js';
 import { rangeBounds } from '../project-range.js';
-import { depsForDayParts, queryRowsWithDayParts } from '../day-parts.js';
-import { sourceParams } from '../query.js';
+import { queryRowsWithDayParts, sourceRead } from '../day-parts.js';
 import { byMetricThenName, num, PeriodEntries, periodFields, str } from '../shape.js';
 import { DEVICES_SQL, devicesRawSql } from '../sql/tech.js';
 
@@ -52,8 +51,7 @@ export function techLists(ctx: ReportContext, input: AnalysisInput, period: Reso
 
 /** The three full lists of `period`, each ranked by visitors then name. */
 async function lists(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source): Promise<Lists> {
-  const deps = await depsForDayParts(ctx.deps, ctx.project.id, period, source);
-  const params = sourceParams(deps, ctx.project.id, period, source);
+  const { deps, params } = await sourceRead(ctx.deps, ctx.project.id, period, source);
   // Filters only ever reach the raw form: run() sends every filtered request there.
   const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
   const sql = filtered ? devicesRawSql(filtered.kept) : DEVICES_SQL[source];

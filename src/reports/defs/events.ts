@@ -7,8 +7,7 @@ import type { ResolvedPeriod } from '../periods.js';
 import { definePlannedReport } from '../planned.js';
 import type { Source } from '../planner.js';
 import { rangeBounds } from '../project-range.js';
-import { depsForDayParts, queryRowsWithDayParts } from '../day-parts.js';
-import { sourceParams } from '../query.js';
+import { queryRowsWithDayParts, sourceRead } from '../day-parts.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { EVENTS_BY_NAME_SQL, EVENTS_SQL, eventsByNameRawSql, eventsRawSql } from '../sql/events.js';
 
@@ -62,8 +61,7 @@ const columns: CsvColumn<EventItem>[] = [
 
 /** The deps, sql and params of one request: the filters' condition joins the raw form (run() sends every filtered request there). */
 async function sqlFor(ctx: ReportContext, period: ResolvedPeriod, filters: readonly Filter[], source: Source, sql: { sourced: Readonly<Record<Source, string>>; raw: (kept: string) => string }) {
-  const deps = await depsForDayParts(ctx.deps, ctx.project.id, period, source);
-  const params = sourceParams(deps, ctx.project.id, period, source);
+  const { deps, params } = await sourceRead(ctx.deps, ctx.project.id, period, source);
   const filtered = source === 'raw' && filters.length > 0 ? keptEvents(filters, params) : null;
   return filtered ? { deps, sql: sql.raw(filtered.kept), params: filtered.params } : { deps, sql: sql.sourced[source], params };
 }
