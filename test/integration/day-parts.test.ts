@@ -61,9 +61,9 @@ const spread = (i: number) => NOW - 100 * DAY + ((i * 829_348_951) % (100 * DAY 
 const REPORTS = ['pages', 'countries', 'cities', 'devices', 'events'] as const;
 const PERIODS = ['30d', '90d', '7d'] as const;
 
-async function project(): Promise<{ id: string; domain: string }> {
+async function project(timeZone = 'UTC'): Promise<{ id: string; domain: string }> {
   const domain = h.domain('parts');
-  const res = await h.call('POST', '/api/v1/projects', { token: alice.writeKey, body: { name: 'Parts', domain, timeZone: 'UTC' } });
+  const res = await h.call('POST', '/api/v1/projects', { token: alice.writeKey, body: { name: 'Parts', domain, timeZone } });
   return { id: ((await res.json()) as { id: string }).id, domain };
 }
 
@@ -160,6 +160,16 @@ describe('closed days of a period, merged in parts', () => {
     for (const family of PART_FAMILIES) expect(after[family]!.filter((k) => !before[family]!.includes(k)), family).toHaveLength(3);
     const again = await answers(p);
     expect(again.got).toEqual(imported.want);
+  });
+
+  it.each(['Asia/Kolkata', 'America/St_Johns', 'Pacific/Chatham'])('answers as the raw events do in %s, whose days are not UTC’s', async (timeZone) => {
+    const p = await project(timeZone);
+    await insertEvents(h.deps.rowStore, p.id, visits(300, 7, spread));
+    await answers(p);
+    await h.deps.background!.settled();
+    expect((await partsStored(p.id)).pages!.length).toBeGreaterThan(0);
+    const { got, want } = await answers(p);
+    expect(got).toEqual(want);
   });
 
   it('a comparison and a past custom range read parts of their own closed days', async () => {
