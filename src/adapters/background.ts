@@ -7,8 +7,12 @@ import { logError } from '../log.js';
  */
 export interface Background {
   run(key: string, task: () => Promise<unknown>): void;
-  /** Resolves when every task started so far (and any they started) has ended: shutdown waits for it, tests too. */
-  settled(): Promise<void>;
+  /**
+   * Resolves when every task started so far (and any they started) has ended, or after `waitMs`:
+   * tests wait for it, shutdown for a moment (tasks only keep caches, and one stuck on a hung
+   * ClickHouse is left behind).
+   */
+  settled(waitMs?: number): Promise<void>;
 }
 
 /**
@@ -31,8 +35,14 @@ export function backgroundTasks(keepAlive?: (task: Promise<void>) => void): Back
       running.set(key, done);
       keepAlive?.(done);
     },
-    async settled() {
-      while (running.size) await Promise.all(running.values());
+    async settled(waitMs = Number.POSITIVE_INFINITY) {
+      const all = (async () => {
+        while (running.size) await Promise.all(running.values());
+      })();
+      if (waitMs === Number.POSITIVE_INFINITY) return all;
+      let giveUp: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([all, new Promise<void>((done) => (giveUp = setTimeout(done, waitMs)))]);
+      clearTimeout(giveUp);
     },
   };
 }

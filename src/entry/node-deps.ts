@@ -21,6 +21,9 @@ export interface NodeRuntime {
   close(): Promise<void>;
 }
 
+/** How long closing waits for background tasks (they only keep caches) before leaving them behind. */
+const BACKGROUND_CLOSE_MS = 2000;
+
 /**
  * Wires the Node runtime's adapters from a parsed Config: Redis over RESP (or Upstash REST),
  * ClickHouse over HTTP or embedded, migrations applied. `makeSink` chooses the event sink.
@@ -83,7 +86,8 @@ export async function buildNodeRuntime(
     async close() {
       await sink.close();
       await answers.close();
-      await background.settled();
+      // Background work only keeps caches: a task stuck on a hung ClickHouse must not hold the shutdown (src/entry/node.ts).
+      await background.settled(BACKGROUND_CLOSE_MS);
       await opts.importParsers?.close();
       await closeRedis();
       await closeClickHouse();
