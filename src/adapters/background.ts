@@ -1,4 +1,5 @@
 import { logError } from '../log.js';
+import { waitAtMost } from './wait-at-most.js';
 
 /**
  * Work a request starts and does not wait for (src/analysis/closed-hours.ts: a part of closed hours
@@ -36,13 +37,10 @@ export function backgroundTasks(keepAlive?: (task: Promise<void>) => void): Back
       keepAlive?.(done);
     },
     async settled(waitMs = Number.POSITIVE_INFINITY) {
-      const all = (async () => {
+      const all = async () => {
         while (running.size) await Promise.all(running.values());
-      })();
-      if (waitMs === Number.POSITIVE_INFINITY) return all;
-      let giveUp: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([all, new Promise<void>((done) => (giveUp = setTimeout(done, waitMs)))]);
-      clearTimeout(giveUp);
+      };
+      await waitAtMost(all(), waitMs);
     },
   };
 }

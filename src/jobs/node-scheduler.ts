@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { runScheduledJobs, type JobOptions } from './scheduled.js';
 import { logError } from '../log.js';
+import { waitAtMost } from '../adapters/wait-at-most.js';
 
 /**
  * The Node counterpart of the Workers cron trigger: runs the periodic jobs every `intervalMs`
@@ -29,10 +30,7 @@ export function startScheduler(deps: Deps, opts: { intervalMs?: number; jobs?: J
   return {
     async stop(waitMs = Number.POSITIVE_INFINITY) {
       clearInterval(timer);
-      if (!running || waitMs === Number.POSITIVE_INFINITY) return void (await running);
-      let giveUp: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([running, new Promise<void>((done) => (giveUp = setTimeout(done, waitMs)))]);
-      clearTimeout(giveUp);
+      if (running) await waitAtMost(running, waitMs);
     },
   };
 }
