@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { ANALYTICS_TABLES } from '../analytics-tables.js';
 import { closedHoursCutAt, closedHoursOf, pinClosedHours } from '../analysis/closed-hours.js';
 import { toClickHouseDateTime } from '../adapters/clickhouse-time.js';
 import { insertPartOnce, instant, queryOne, queryRows, sourceParams, type QueryParams, type RowOf, type RowSpec } from './query.js';
@@ -13,8 +14,6 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** A part of fewer closed days merges too few daily states to be worth storing. */
 const MIN_PART_DAYS = 2;
-/** How long parts are kept (their tables' `keepDays` in src/analytics-tables.ts, or less with a shorter retention). */
-const KEEP_DAYS = 2;
 /** Taken off a part's lifetime: ClickHouse stamps `created` by its own clock. */
 const CLOCK_MARGIN_MS = HOUR_MS;
 /** How long a part found missing after a store (its token was seen before: a part dropped by retention) is not looked for again. */
@@ -118,8 +117,16 @@ async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryPar
     await insertPartOnce(deps, fillDayPartSql(family), params, token);
     found = await lookUp();
   }
-  const keepMs = Math.min(KEEP_DAYS, deps.config.RETENTION_DAYS) * DAY_MS;
+  // As long as retention keeps the part (src/adapters/migrate.ts: the table's keepDays, or less with a shorter retention).
+  const keepMs = Math.min(keepDaysOf(`${family}_parts`), deps.config.RETENTION_DAYS) * DAY_MS;
   const now = deps.clock.now();
   if (found.n > 0) deps.storedParts!.found(storeKey, true, found.created * 1000 + keepMs - CLOCK_MARGIN_MS);
   else deps.storedParts!.found(storeKey, false, now + MISSING_RECHECK_MS);
+}
+
+/** The days retention keeps a table's rows at most (its ANALYTICS_TABLES `keepDays`). */
+function keepDaysOf(table: string): number {
+  const entry = ANALYTICS_TABLES.find((t) => t.name === table);
+  if (!entry || !('keepDays' in entry)) throw new Error(`${table} has no keepDays in ANALYTICS_TABLES`);
+  return entry.keepDays;
 }
