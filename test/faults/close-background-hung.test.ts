@@ -2,12 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
-import type { RunningBridge } from '../../scripts/bridges/listen.js';
 import { parseConfig } from '../../src/config.js';
 import { buildNodeRuntime } from '../../src/entry/node-deps.js';
 import { directSink } from '../../src/ingest/direct-sink.js';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { startProxiedClickHouse, type FaultProxy } from '../helpers/fault-proxy.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, type Harness } from '../helpers/harness.js';
 
 // Background work (a part of closed hours or days stored after an answer) only keeps caches: on a
@@ -15,19 +13,17 @@ import { closeHarness, createHarness, TEST_REDIS_URL, type Harness } from '../he
 // for it, or the process outlives its shutdown budget.
 
 let h: Harness;
-let bridge: RunningBridge;
 let proxy: FaultProxy;
+let closeProxied: () => Promise<void>;
 let dataDir: string;
 
 beforeAll(async () => {
   h = await createHarness();
-  bridge = await startClickHouseBridge({ clickhouse: h.deps.clickhouse });
-  proxy = await startFaultProxy({ host: '127.0.0.1', port: Number(new URL(bridge.url).port) });
+  ({ proxy, close: closeProxied } = await startProxiedClickHouse(h.deps.clickhouse));
   dataDir = mkdtempSync(join(tmpdir(), 'sightline-close-'));
 });
 afterAll(async () => {
-  await proxy.close();
-  await bridge.close();
+  await closeProxied();
   await closeHarness();
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -4,9 +4,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
-import type { RunningBridge } from '../../scripts/bridges/listen.js';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { startProxiedClickHouse, type FaultProxy } from '../helpers/fault-proxy.js';
 import { closeHarness, countEvents, createHarness, TEST_REDIS_URL, type Harness } from '../helpers/harness.js';
 import { freePort } from '../helpers/node-server.js';
 
@@ -16,19 +14,17 @@ import { freePort } from '../helpers/node-server.js';
 // and the next start on the same DATA_DIR inserts it, exactly once.
 
 let h: Harness;
-let bridge: RunningBridge;
 let proxy: FaultProxy;
+let closeProxied: () => Promise<void>;
 let dataDir: string;
 
 beforeAll(async () => {
   h = await createHarness();
-  bridge = await startClickHouseBridge({ clickhouse: h.deps.clickhouse });
-  proxy = await startFaultProxy({ host: '127.0.0.1', port: Number(new URL(bridge.url).port) });
+  ({ proxy, close: closeProxied } = await startProxiedClickHouse(h.deps.clickhouse));
   dataDir = mkdtempSync(join(tmpdir(), 'sightline-sigterm-'));
 });
 afterAll(async () => {
-  await proxy.close();
-  await bridge.close();
+  await closeProxied();
   await closeHarness();
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -1,4 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { startClickHouseBridge } from '../../scripts/bridges/clickhouse-http.js';
+import type { ClickHouseClient } from '../../src/adapters/clickhouse.js';
 
 /**
  * How the proxy treats connections:
@@ -89,5 +91,22 @@ export async function startFaultProxy(upstream: { host: string; port: number }, 
       else if (!listener) await listen();
     },
     close: unlisten,
+  };
+}
+
+/**
+ * A ClickHouse HTTP endpoint over `clickhouse` (the bridge over the embedded engine) behind a fault
+ * proxy: what a server process is pointed at (`CLICKHOUSE_URL` = `proxy.url`) when a test makes
+ * ClickHouse hang or refuse.
+ */
+export async function startProxiedClickHouse(clickhouse: ClickHouseClient): Promise<{ proxy: FaultProxy; close(): Promise<void> }> {
+  const bridge = await startClickHouseBridge({ clickhouse });
+  const proxy = await startFaultProxy({ host: '127.0.0.1', port: Number(new URL(bridge.url).port) });
+  return {
+    proxy,
+    async close() {
+      await proxy.close();
+      await bridge.close();
+    },
   };
 }
