@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxiedClickHouse, type FaultProxy } from '../helpers/fault-proxy.js';
+import { parseConfig } from '../../src/config.js';
+import { buildNodeRuntime } from '../../src/entry/node-deps.js';
+import { directSink } from '../../src/ingest/direct-sink.js';
 import { closeHarness, countEvents, createHarness, TEST_REDIS_URL, type Harness } from '../helpers/harness.js';
 import { freePort } from '../helpers/node-server.js';
 
@@ -98,4 +101,24 @@ describe('SIGTERM while ClickHouse hangs or refuses', () => {
     // Each later start found the one batch the round before it left.
     expect(output.match(/earlier process left in the journal are being inserted \(1 batch\)/g)).toHaveLength(2);
   }, 120_000);
+});
+
+// Background work (a part of closed hours or days stored after an answer) only keeps caches: closing
+// the runtime (what SIGTERM does, src/entry/node.ts) must not wait for a task stuck on a hung ClickHouse.
+describe('closing the runtime while ClickHouse hangs', () => {
+  it('leaves a background task behind after a moment instead of waiting for it', async () => {
+    const config = parseConfig({ DATA_DIR: join(dataDir, 'close'), REDIS_URL: TEST_REDIS_URL, CLICKHOUSE_URL: proxy.url });
+    const runtime = await buildNodeRuntime(config, { makeSink: (d) => directSink(d.rowStore), dataVersionKey: `dataversion:close-test:${process.pid}` });
+    await proxy.mode('hang');
+    let taskEnded = false;
+    runtime.deps.background!.run('a store on a hung engine', async () => {
+      await runtime.deps.clickhouse.query({ query: 'SELECT 1 AS one', format: 'JSONEachRow' });
+      taskEnded = true;
+    });
+    const started = Date.now();
+    const closed = await Promise.race([runtime.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still waiting'), 8000))]);
+    expect({ closed, withinMs: Date.now() - started < 5000 }).toEqual({ closed: 'closed', withinMs: true });
+    expect(taskEnded).toBe(false);
+    await proxy.mode('up');
+  });
 });
