@@ -49,14 +49,16 @@ type Parts = { kind: 'closed'; cut: number } | { kind: 'ended' };
  * - `ended`, every visit, when it ended before the closed hours do (a past custom range, a
  *   comparison), as its visits are final until the closed-hours version moves (an event before its
  *   end is stamped before the hour of whoever writes it);
- * - none for `24h`, which starts at a new instant at every request.
+ * - none for `24h`, which starts at a new instant at every request, nor for a range whose end
+ *   follows the clock (the comparison of a period ending now): a part keyed by its end would be
+ *   summed after every answer and never read.
  */
 function partsOf(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): Parts | null {
   if (period.key === '24h') return null;
   const now = deps.clock.now();
   const cut = closedHoursCutAt(now);
   if (period.to >= now - ENDED_BEFORE_NOW_MS && period.from < cut) return { kind: 'closed', cut };
-  return period.to <= cut ? { kind: 'ended' } : null;
+  return period.to <= cut && !period.endFollowsClock ? { kind: 'ended' } : null;
 }
 
 /**

@@ -41,6 +41,11 @@ export interface ResolvedPeriod {
    * month holding `from`.
    */
   buckets: number[];
+  /**
+   * Set when the end is a clock time on a shifted date (the comparison of a period that ends now):
+   * the range ends at a new instant at every request, so nothing keyed by it is asked again.
+   */
+  endFollowsClock?: true;
 }
 
 const startOfDay = (d: Temporal.ZonedDateTime) => d.startOfDay();

@@ -206,7 +206,9 @@ const MONTH_SHIFTS: Readonly<Partial<Record<RangePeriodKey, number>>> = { this_m
  * Buckets run on from the start of the shifted first bucket; when the shifted dates are fewer
  * than the buckets (a shorter month, a leap day left out), the last buckets lie after the end and
  * read zero; when they are more, the comparison ends with its last bucket, so its totals match
- * its series. The answer's `now` is its end, `to` the end + 1 ms; it never reaches `from`.
+ * its series. The answer's `now` is its end, `to` the end + 1 ms; it never reaches `from`. An end
+ * that is a clock time rather than a day's end (every comparison of a period ending now) is marked
+ * `endFollowsClock`.
  */
 export function comparePeriod(period: ResolvedPeriod, mode: CompareMode): ResolvedPeriod {
   const zone = period.bucketTimeZone;
@@ -214,6 +216,7 @@ export function comparePeriod(period: ResolvedPeriod, mode: CompareMode): Resolv
   const nowAt = zoned(period.now, zone);
   let from: number;
   let end: number;
+  let endFollowsClock = true;
   if (period.key === '24h') {
     if (mode === 'previous_period') {
       from = period.from - 24 * HOUR_MS;
@@ -228,6 +231,7 @@ export function comparePeriod(period: ResolvedPeriod, mode: CompareMode): Resolv
       mode === 'year_over_year' ? { years: 1 } : months !== undefined ? { months } : { days: datesBetween(fromAt.toPlainDate(), nowAt.toPlainDate()) };
     from = dayStart(fromAt.toPlainDate().subtract(shift), zone);
     const endsAtDayEnd = period.now + 1 === dayStart(nowAt.toPlainDate().add({ days: 1 }), zone);
+    endFollowsClock = !endsAtDayEnd;
     end = endsAtDayEnd
       ? dayStart(nowAt.toPlainDate().subtract(shift).add({ days: 1 }), zone) - 1
       : // Same wall-clock time on the shifted date; a time a DST gap skips moves forward.
@@ -240,5 +244,5 @@ export function comparePeriod(period: ResolvedPeriod, mode: CompareMode): Resolv
   end = Math.min(end, next(buckets.at(-1)!) - 1);
   if (mode === 'previous_period') end = Math.min(end, period.from - 1);
   end = Math.max(end, from);
-  return { key: period.key, from, now: end, to: end + 1, granularity: period.granularity, bucketTimeZone: zone, buckets };
+  return { key: period.key, from, now: end, to: end + 1, granularity: period.granularity, bucketTimeZone: zone, buckets, ...(endFollowsClock ? { endFollowsClock } : {}) };
 }

@@ -11,7 +11,7 @@ import { closedHoursCut, openParams, pinClosedHours } from '../../src/analysis/c
 import { backgroundTasks, type Background } from '../../src/adapters/background.js';
 import { toClickHouseDateTime64 } from '../../src/adapters/clickhouse-time.js';
 import { resolvePeriod, type ResolvedPeriod } from '../../src/reports/periods.js';
-import { resolveCustomRange } from '../../src/reports/range.js';
+import { comparePeriod, resolveCustomRange } from '../../src/reports/range.js';
 import { DIRECT_FOLD } from '../../src/reports/visits-by-source.js';
 import { insertEvents, makeEvent, visitsArb, type GenEvent } from '../helpers/events-gen.js';
 import { filterArb, FILTERABLE, GROUPABLE } from '../helpers/question-arbs.js';
@@ -202,6 +202,24 @@ describe('visits of closed hours kept apart', () => {
     const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${readPartsSql(q, binder, 'ended')}`, query_params: binder.params, format: 'JSONEachRow' });
     expect((await rs.json<{ table: string }>()).map((r) => r.table)).toEqual(['visit_parts']);
   }, 300_000);
+
+  it('a comparison of a period ending now, whose end moves with the clock, is answered by the whole pass and stores no part; one ending at a day’s end does', async () => {
+    const projectId = unique('cdv-compare');
+    await insertEvents(h.deps.rowStore, projectId, [
+      makeEvent({ ts: NOW - 40 * DAY, visitor: 1, referrerSource: 'google.com' }),
+      makeEvent({ ts: NOW - 40 * DAY + 5000, visitor: 1, path: '/pricing' }),
+      makeEvent({ ts: NOW - 35 * DAY, visitor: 2 }),
+    ]);
+    const previous = comparePeriod(resolvePeriod('30d', 'UTC', NOW), 'previous_period');
+    expect(previous.endFollowsClock).toBe(true);
+    const asked = shape(await sinceCut(projectId, previous));
+    expect(asked).toEqual(shape(await wholePass(projectId, previous)));
+    expect(asked.map((r) => r.source)).toEqual(['google.com', '(direct)']);
+    expect(await storedParts(projectId)).toEqual([]);
+    const pastWeek = comparePeriod(resolveCustomRange('2026-02-01', '2026-02-07', 'UTC', NOW), 'previous_period');
+    expect(shape(await sinceCut(projectId, pastWeek))).toEqual(shape(await wholePass(projectId, pastWeek)));
+    expect(await storedParts(projectId)).toHaveLength(1);
+  });
 
   it('a session kept going by a vitals event alone is open: a later pageview joining it is counted once', async () => {
     const period = resolvePeriod('7d', 'UTC', NOW);

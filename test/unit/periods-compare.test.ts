@@ -93,6 +93,16 @@ describe('comparePeriod: previous_period', () => {
     expect(iso(c.buckets.at(-1)!)).toBe('2026-03-28T23:00:00.000Z');
   });
 
+  it('marks an end that is a clock time, which moves with every request, and only that', () => {
+    expect(compared(resolvePeriod('30d', 'UTC', NOW), 'previous_period').endFollowsClock).toBe(true);
+    expect(compared(resolvePeriod('24h', 'UTC', NOW), 'previous_period').endFollowsClock).toBe(true);
+    expect(compared(resolvePeriod('30d', 'Asia/Kolkata', NOW), 'year_over_year').endFollowsClock).toBe(true);
+    expect(compared(resolveCustomRange('2024-02-28', '2024-03-01', 'UTC', NOW), 'previous_period').endFollowsClock).toBeUndefined();
+    expect(compared(resolveCustomRange('2026-03-01', '2026-03-07', 'Europe/Berlin', NOW), 'year_over_year').endFollowsClock).toBeUndefined();
+    // A custom range ending today ends now.
+    expect(compared(resolveCustomRange('2026-03-01', '2026-03-15', 'UTC', NOW), 'previous_period').endFollowsClock).toBe(true);
+  });
+
   it('all time: as many dates again before the first', () => {
     const c = compared(resolveAllTime({ firstEventAt: at('2026-03-11T08:00:00Z'), createdAt: 0 }, 'UTC', NOW), 'previous_period');
     expect(bounds(c)).toEqual(['2026-03-06T00:00:00.000Z', '2026-03-10T10:20:00.000Z', '2026-03-10T10:20:00.001Z']);
