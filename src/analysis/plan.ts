@@ -81,7 +81,7 @@ const OPEN_SUMMARY = `(SELECT tuple(if(count() = 0, ${OPEN_FROM}, min(if(session
  * constant by the time the events are read, so the key analysis (eventsFrom) skips the days
  * before it instead of probing every event of the period. DateTime64, as RAW_WINDOW binds its bounds.
  */
-const OPEN_FLOOR = eventsFrom(`tupleElement(${OPEN_SUMMARY}, 1)`);
+const OPEN_FLOOR = `tupleElement(${OPEN_SUMMARY}, 1)`;
 const FLOORLESS_OPEN_EVENTS = `${OPEN_EVENTS} AND session_floor = 0`;
 /**
  * The floorless mark measured now (epoch ms, as `from`): the earliest event of any session with
@@ -111,7 +111,8 @@ const eventsWhere = (where: string): EventsRead => ({ from: `events WHERE ${wher
  * reads as `vitals`, which no visit column counts (each one is conditional on the kind).
  */
 const OPEN_READ: EventsRead = {
-  from: `(SELECT * REPLACE (if(${BEFORE_READ_TO}, kind, 'vitals') AS kind) FROM events PREWHERE ${OPEN_FLOOR} AND ${RAW_FROM})`,
+  // Named once in WITH: written twice in PREWHERE (eventsFrom), the engine analysed the subquery again (~1.5 ms a read).
+  from: `(WITH ${OPEN_FLOOR} AS open_floor SELECT * REPLACE (if(${BEFORE_READ_TO}, kind, 'vitals') AS kind) FROM events PREWHERE ${eventsFrom('open_floor')} AND ${RAW_FROM})`,
   having: `max(ts) >= ${OPEN_FROM}`,
 };
 
