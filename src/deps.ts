@@ -46,6 +46,8 @@ export interface Deps {
   background?: import('./adapters/background.js').Background;
   /** Optional: the closed-days parts this process knows stored (src/reports/day-parts.ts); without it reports read no part. */
   storedParts?: import('./reports/day-parts.js').StoredDayParts;
+  /** Optional: the open sessions' floors this process measured (src/analysis/open-floors.ts); without it reads sum them in each statement. */
+  openFloors?: import('./analysis/open-floors.js').OpenFloors;
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */
   answers?: import('./reports/answer-cache.js').AnswerCache;
   /**

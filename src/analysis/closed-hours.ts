@@ -7,7 +7,8 @@ import { SESSION_IDLE_MS } from '../ingest/enrich/session.js';
 import { hashToUInt64 } from '../ingest/enrich/visitor.js';
 import { closedHoursEnd } from '../adapters/versioned-row-store.js';
 import { Binder } from './binder.js';
-import { FLOORLESS_MARK_SQL, type PlanInput } from './plan.js';
+import { FLOORLESS_MARK_SQL, MEASURED_FLOOR_PARAM, OPEN_FLOOR_SQL, type PlanInput } from './plan.js';
+import { openFloorKey } from './open-floors.js';
 import { fillPartSql, PART_EXISTS_SQL, partsCanAnswer, readPartsSql } from './plan-parts.js';
 
 /**
@@ -16,7 +17,7 @@ import { fillPartSql, PART_EXISTS_SQL, partsCanAnswer, readPartsSql } from './pl
  */
 const CLOCK_SKEW_MS = 60_000;
 
-type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background'>;
+type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background' | 'openFloors'>;
 
 /** The project's closed-hours version and mark: the ones pinned on `deps` (pinClosedHours), else read; null when unreadable or unknown. */
 export async function closedHoursOf(deps: ReadDeps, projectId: string): Promise<ClosedHours | null> {
@@ -110,9 +111,16 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const shape = JSON.stringify([q.dimensions, q.filters, q.period.bucketTimeZone]);
   const question = `${hashToUInt64(shape)}.${shape.length}`;
   const params = q.periodParams ?? rawParams(deps, q.projectId, q.period);
+  const floorKey = parts.kind === 'closed' ? openFloorKey(q.projectId, version, parts.cut, closedHours.floorlessFrom) : null;
+  const floor = floorKey === null ? undefined : deps.openFloors?.get(floorKey);
   const binder = new Binder(
     parts.kind === 'closed'
-      ? { ...params, ...openParams(parts.cut, closedHours.floorlessFrom), partKey: `${question}:${q.period.from}-${parts.cut}-${version}` }
+      ? {
+          ...params,
+          ...openParams(parts.cut, closedHours.floorlessFrom),
+          ...(floor === undefined ? {} : { [MEASURED_FLOOR_PARAM]: toClickHouseDateTime64(floor) }),
+          partKey: `${question}:${q.period.from}-${parts.cut}-${version}`,
+        }
       : { ...params, partKey: `${question}:${q.period.from}-${q.period.to}-${version}` },
   );
   const sql = readPartsSql(q, binder, parts.kind);
@@ -121,6 +129,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
   rows.catch(() => {});
   if (parts.kind === 'closed' && closedHours.floorlessFrom === null && deps.background) markFloorless(deps, q.projectId, version, binder.params, rows);
+  if (floorKey !== null && floor === undefined && deps.background) measureOpenFloor(deps, floorKey, binder.params, rows);
   // Both go as one statement on the embedded engine.
   if ((await exists.catch(() => ({ n: 0 }))).n > 0) return rows;
   // A part of closed visits reads its events up to openFrom.
@@ -145,6 +154,22 @@ const partToken = (params: QueryParams) => `visit-parts:${String(params.projectI
  * processes) share a deduplication token, so it is stored once.
  */
 const fillPart = (deps: ReadDeps, sql: string, params: QueryParams): Promise<void> => insertPartOnce(deps, sql, params, partToken(params));
+
+/**
+ * Measures the open sessions' floor under `key` (openFloorKey, whose version was read before it:
+ * a write that lands meanwhile moves the version, so the floor is never taken for a later one) and
+ * keeps it in the process's OpenFloors, in the background after `after`, once per key at a time.
+ */
+function measureOpenFloor(deps: ReadDeps, key: string, params: QueryParams, after: Promise<unknown>): void {
+  const floors = deps.openFloors;
+  if (!floors) return;
+  deps.background!.run(`open-floor:${key}`, async () => {
+    await after.catch(() => {});
+    const { projectId, openFrom, floorlessFrom } = params;
+    const { floor } = await queryOne(deps, OPEN_FLOOR_SQL, { projectId, openFrom, floorlessFrom }, { floor: 'number' });
+    floors.set(key, floor);
+  });
+}
 
 /**
  * Measures the floorless mark at closed-hours `version` (read before it: a write that lands

@@ -1,6 +1,7 @@
 import { Redis as UpstashRedis } from '@upstash/redis';
 import { backgroundTasks } from '../adapters/background.js';
 import { StoredDayParts } from '../reports/day-parts.js';
+import { OpenFloors } from '../analysis/open-floors.js';
 import { connectNodeClickHouse } from '../adapters/node-clickhouse.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { migrate } from '../adapters/migrate.js';
@@ -72,6 +73,7 @@ export async function buildNodeRuntime(
     answers,
     background,
     storedParts: new StoredDayParts(),
+    openFloors: new OpenFloors(),
     clock,
     geo: opts.geo,
     dns: opts.dns,

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { ANALYTICS_TABLES } from '../analytics-tables.js';
 import { closedHoursCutAt, closedHoursOf, pinClosedHours } from '../analysis/closed-hours.js';
+import { BoundedMap } from '../adapters/bounded-map.js';
 import { toClickHouseDateTime } from '../adapters/clickhouse-time.js';
 import { insertPartOnce, instant, queryOne, queryRows, sourceParams, type QueryParams, type RowOf, type RowSpec } from './query.js';
 import { dayPartStoredSql, fillDayPartSql } from './sql/day-parts.js';
@@ -26,8 +27,10 @@ const MISSING_RECHECK_MS = HOUR_MS;
  * of a period").
  */
 export class StoredDayParts {
-  private readonly known = new Map<string, { stored: boolean; until: number }>();
-  constructor(private readonly maxEntries = 10_000) {}
+  private readonly known: BoundedMap<string, { stored: boolean; until: number }>;
+  constructor(maxEntries = 10_000) {
+    this.known = new BoundedMap(maxEntries);
+  }
 
   /** Whether the part is known stored at `now`; undefined when it should be looked for. */
   stored(key: string, now: number): boolean | undefined {
@@ -39,9 +42,7 @@ export class StoredDayParts {
 
   /** What was found of the part, true until `until`. */
   found(key: string, stored: boolean, until: number): void {
-    this.known.delete(key);
     this.known.set(key, { stored, until });
-    if (this.known.size > this.maxEntries) this.known.delete(this.known.keys().next().value!);
   }
 }
 

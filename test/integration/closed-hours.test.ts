@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { Binder } from '../../src/analysis/binder.js';
-import { VISIT_SUMS, type PlanInput } from '../../src/analysis/plan.js';
+import { MEASURED_FLOOR_PARAM, VISIT_SUMS, type PlanInput } from '../../src/analysis/plan.js';
+import { openFloorKey } from '../../src/analysis/open-floors.js';
+import { withQuery } from '../../src/adapters/clickhouse.js';
 import { mayReachPage, PART_ROWS, rankedByVisitors, readPartsSql } from '../../src/analysis/plan-parts.js';
 import { rawParams } from '../../src/reports/query.js';
 import { METRICS, type Metric } from '../../src/analysis/question.js';
@@ -424,6 +426,47 @@ describe('visits of closed hours kept apart', () => {
       expect((await h.deps.dataVersions!.closedHours(projectId)).floorlessFrom).toBeNull();
       await expectPartsAnswerAsWhole(projectId, 2);
       expect((await h.deps.dataVersions!.closedHours(projectId)).floorlessFrom).toBe(now - 4 * DAY);
+    });
+
+    it('bind the floor measured after a first ask: the same answer, and the open sessions read from it', async () => {
+      const projectId = unique('cdv-measured');
+      const floor = cut - 10 * MINUTE - 30 * MINUTE;
+      await insertEvents(h.deps.rowStore, projectId, [
+        makeEvent({ ts: now - 3 * DAY, visitor: 1, session: 1, referrerSource: 'google.com' }),
+        // A live visit begun before the cut that goes on after it: its first event decides its source.
+        makeEvent({ ts: cut - 10 * MINUTE, visitor: 2, session: 2, referrerSource: 't.co', sessionFloor: floor }),
+        makeEvent({ ts: now - 10 * MINUTE, visitor: 2, session: 2, path: '/pricing', sessionFloor: floor }),
+      ]);
+      const sent: string[] = [];
+      const spying = () => ({ ...at(), clickhouse: withQuery(h.deps.clickhouse, (params) => (sent.push(params.query), h.deps.clickhouse.query(params))) });
+      const whole = async () => shape(await runQuestion({ ...at(), dataVersions: undefined, closedHours: undefined }, projectId, period, BY_SOURCE));
+      const ask = async () => {
+        sent.length = 0;
+        const rows = shape(await runQuestion(spying(), projectId, period, BY_SOURCE));
+        await h.deps.background!.settled();
+        return rows;
+      };
+      const measuredRead = () => sent.some((sql) => sql.includes(`{${MEASURED_FLOOR_PARAM}:DateTime64(3, 'UTC')}`));
+      // The first ask measures the floorless mark, which is part of what a floor holds for; the second the floor under it.
+      expect(await ask()).toEqual(await whole());
+      expect(await ask()).toEqual(await whole());
+      expect(measuredRead()).toBe(false);
+      const { version, floorlessFrom } = await h.deps.dataVersions!.closedHours(projectId);
+      const key = openFloorKey(projectId, version, cut, floorlessFrom);
+      expect(h.deps.openFloors!.get(key)).toBe(floor);
+      expect(await ask()).toEqual(await whole());
+      expect(measuredRead()).toBe(true);
+      // A visit begun after the measurement is read from the same floor, its version unchanged.
+      await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: now - 5 * MINUTE, visitor: 3, session: 3, referrerSource: 'bing.com', sessionFloor: now - 35 * MINUTE })]);
+      expect((await h.deps.dataVersions!.closedHours(projectId)).version).toBe(version);
+      expect(await ask()).toEqual(await whole());
+      expect(measuredRead()).toBe(true);
+      expect((await ask()).map((r) => r.source)).toContain('bing.com');
+      // The bound floor is what bounds the read: one after the visit's first event would lose its source.
+      h.deps.openFloors!.set(key, cut);
+      expect((await ask()).map((r) => r.source)).not.toContain('t.co');
+      h.deps.openFloors!.set(key, floor);
+      expect(await ask()).toEqual(await whole());
     });
 
     it('read none with no event since open-from', async () => {

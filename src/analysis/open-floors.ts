@@ -1,0 +1,30 @@
+import { BoundedMap } from '../adapters/bounded-map.js';
+
+/**
+ * The open sessions' floor (plan.ts OPEN_FLOOR: no event of a session open at the cut is older)
+ * as this process measured it, per project, closed-hours version, cut and floorless mark, so that
+ * reads of the open visits bind it instead of summing the events since openFrom in a scalar
+ * subquery, which the engine runs alone before the rest of the statement (README "Visits of
+ * closed hours"). A measured floor stays a lower bound while its key holds: a session open later
+ * is either one of those measured (its floor was counted) or began after the measurement; events
+ * that could join an older session come only with writes that move the closed-hours version.
+ */
+export class OpenFloors {
+  private readonly floors: BoundedMap<string, number>;
+  constructor(maxEntries = 10_000) {
+    this.floors = new BoundedMap(maxEntries);
+  }
+
+  /** The floor measured under `key` (openFloorKey), epoch ms; undefined when none was. */
+  get(key: string): number | undefined {
+    return this.floors.get(key);
+  }
+
+  set(key: string, floor: number): void {
+    this.floors.set(key, floor);
+  }
+}
+
+/** What a measured floor holds for: the project, its closed-hours version, the cut and the floorless mark (null: not measured). */
+export const openFloorKey = (projectId: string, version: string, cut: number, floorlessFrom: number | null): string =>
+  `${projectId}:${version}:${cut}:${floorlessFrom ?? ''}`;
