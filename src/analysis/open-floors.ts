@@ -5,9 +5,11 @@ import { BoundedMap } from '../adapters/bounded-map.js';
  * as this process measured it, per project, closed-hours version, cut and floorless mark, so that
  * reads of the open visits bind it instead of summing the events since openFrom in a scalar
  * subquery, which the engine runs alone before the rest of the statement (README "Visits of
- * closed hours"). A measured floor stays a lower bound while its key holds: a session open later
- * is either one of those measured (its floor was counted) or began after the measurement; events
- * that could join an older session come only with writes that move the closed-hours version.
+ * closed hours"). A measured floor (at most openFrom, plan.ts OPEN_FLOOR_SQL) stays a lower bound
+ * while its key holds: a session open later is either one of those measured (its floor was counted)
+ * or began after the measurement, and then, unless the write moved the closed-hours version, its
+ * events are stamped at or after the cut, so its floor (its first event less the idle time) is no
+ * earlier than openFrom; events that could join an older session come only with such writes too.
  */
 export class OpenFloors {
   private readonly floors: BoundedMap<string, number>;

@@ -82,8 +82,13 @@ const OPEN_SUMMARY = `(SELECT tuple(if(count() = 0, ${OPEN_FROM}, min(if(session
  * before it instead of probing every event of the period. DateTime64, as RAW_WINDOW binds its bounds.
  */
 const OPEN_FLOOR = `tupleElement(${OPEN_SUMMARY}, 1)`;
-/** OPEN_FLOOR measured on its own (closed-hours.ts keeps it per project, version and cut: OpenFloors), epoch ms. */
-export const OPEN_FLOOR_SQL = `SELECT toUnixTimestamp64Milli(${OPEN_FLOOR}) AS floor`;
+/**
+ * OPEN_FLOOR measured on its own, for later reads (closed-hours.ts keeps it per project, version and
+ * cut: OpenFloors), epoch ms, and never after openFrom: a session begun after the measurement may be
+ * stamped before the sessions measured (writes land out of order), but its floor not before openFrom
+ * (open-floors.ts).
+ */
+export const OPEN_FLOOR_SQL = `SELECT toUnixTimestamp64Milli(least(${OPEN_FLOOR}, ${OPEN_FROM})) AS floor`;
 /**
  * The parameter a read of the open visits takes OPEN_FLOOR from when the binder holds it (a floor
  * measured before at the same version and cut): a bound value costs the statement nothing, while

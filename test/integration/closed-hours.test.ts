@@ -274,8 +274,8 @@ describe('visits of closed hours kept apart', () => {
     const ask = () => runQuestion({ ...h.deps, background: holding }, projectId, period, BY_SOURCE);
     for (const a of await Promise.all([ask(), ask(), ask()])) expect(shape(a)).toEqual(whole);
     expect(await storedParts(projectId)).toEqual([]);
-    // One part, and the floorless mark beside it.
-    expect([...new Set(keys)].map((key) => key.split(':')[0]).sort()).toEqual(['floorless', 'visit-parts']);
+    // One part, and the floorless mark and the open sessions' floor beside it.
+    expect([...new Set(keys)].map((key) => key.split(':')[0]).sort()).toEqual(['floorless', 'open-floor', 'visit-parts']);
     // The process's own background work runs one task per key, however often it is asked.
     const background = backgroundTasks();
     for (const [i, task] of held.entries()) background.run(keys[i]!, task);
@@ -467,6 +467,31 @@ describe('visits of closed hours kept apart', () => {
       expect((await ask()).map((r) => r.source)).not.toContain('t.co');
       h.deps.openFloors!.set(key, floor);
       expect(await ask()).toEqual(await whole());
+    });
+
+    it('bind at most open-from: a visit begun after the measurement may be stamped before the only open one', async () => {
+      const projectId = unique('cdv-capped');
+      await insertEvents(h.deps.rowStore, projectId, [
+        makeEvent({ ts: now - 3 * DAY, visitor: 1, session: 1, referrerSource: 'google.com' }),
+        // The only open visit, begun at now (its floor as tight as can be).
+        makeEvent({ ts: now, visitor: 2, session: 2, referrerSource: 't.co', sessionFloor: now }),
+      ]);
+      const whole = async () => shape(await runQuestion({ ...at(), dataVersions: undefined, closedHours: undefined }, projectId, period, BY_SOURCE));
+      const ask = async () => {
+        const rows = shape(await runQuestion(at(), projectId, period, BY_SOURCE));
+        await h.deps.background!.settled();
+        return rows;
+      };
+      expect(await ask()).toEqual(await whole());
+      expect(await ask()).toEqual(await whole());
+      const { version, floorlessFrom } = await h.deps.dataVersions!.closedHours(projectId);
+      expect(h.deps.openFloors!.get(openFloorKey(projectId, version, cut, floorlessFrom))).toBe(cut - 30 * MINUTE);
+      // Written after the measurement, a second earlier, within this hour: the version stays.
+      await insertEvents(h.deps.rowStore, projectId, [makeEvent({ ts: now - 1000, visitor: 3, session: 3, referrerSource: 'bing.com', sessionFloor: now - 1000 })]);
+      expect((await h.deps.dataVersions!.closedHours(projectId)).version).toBe(version);
+      const rows = await ask();
+      expect(rows).toEqual(await whole());
+      expect(rows.map((r) => r.source)).toContain('bing.com');
     });
 
     it('read none with no event since open-from', async () => {
