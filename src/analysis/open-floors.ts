@@ -11,19 +11,10 @@ import { BoundedMap } from '../adapters/bounded-map.js';
  * events are stamped at or after the cut, so its floor (its first event less the idle time) is no
  * earlier than openFrom; events that could join an older session come only with such writes too.
  */
-export class OpenFloors {
-  private readonly floors: BoundedMap<string, number>;
+export class OpenFloors extends BoundedMap<string, number> {
+  /** Floors under openFloorKey keys, epoch ms; the oldest dropped past `maxEntries`. */
   constructor(maxEntries = 10_000) {
-    this.floors = new BoundedMap(maxEntries);
-  }
-
-  /** The floor measured under `key` (openFloorKey), epoch ms; undefined when none was. */
-  get(key: string): number | undefined {
-    return this.floors.get(key);
-  }
-
-  set(key: string, floor: number): void {
-    this.floors.set(key, floor);
+    super(maxEntries);
   }
 }
 
