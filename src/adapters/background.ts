@@ -7,7 +7,8 @@ import { waitAtMost } from './wait-at-most.js';
  * still running is not started again. A failure is logged, never thrown.
  */
 export interface Background {
-  run(key: string, task: () => Promise<unknown>): void;
+  /** Runs `task` under `key`, once `after` (the answer that asked for it) has settled, so the two do not share the cores. */
+  run(key: string, task: () => Promise<unknown>, after?: Promise<unknown>): void;
   /**
    * Resolves when every task started so far (and any they started) has ended, or after `waitMs`:
    * tests wait for it, shutdown for a moment (tasks only keep caches, and one stuck on a hung
@@ -24,10 +25,10 @@ export interface Background {
 export function backgroundTasks(keepAlive?: (task: Promise<void>) => void): Background {
   const running = new Map<string, Promise<void>>();
   return {
-    run(key, task) {
+    run(key, task, after) {
       if (running.has(key)) return;
-      const done = Promise.resolve()
-        .then(task)
+      const done = (after ?? Promise.resolve())
+        .then(task, task)
         .then(
           () => {},
           (err: unknown) => logError(`background task failed: ${key}`, err),

@@ -136,8 +136,8 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const fill = () => fillPart(deps, fillPartSql(q, binder, parts.kind), parts.kind === 'closed' ? { ...binder.params, readTo: binder.params.openFrom! } : binder.params);
   if (deps.background) {
     const answer = wholePass();
-    // After the answer, so the two do not share the cores; one fill per part at a time.
-    deps.background.run(partToken(binder.params), () => answer.then(fill, fill));
+    // After the answer; one fill per part at a time.
+    deps.background.run(partToken(binder.params), fill, answer);
     return answer;
   }
   await fill();
@@ -163,12 +163,12 @@ const fillPart = (deps: ReadDeps, sql: string, params: QueryParams): Promise<voi
 function measureOpenFloor(deps: ReadDeps, key: string, params: QueryParams, after: Promise<unknown>): void {
   const floors = deps.openFloors;
   if (!floors) return;
-  deps.background!.run(`open-floor:${key}`, async () => {
-    await after.catch(() => {});
-    const { projectId, openFrom, floorlessFrom } = params;
-    const { floor } = await queryOne(deps, OPEN_FLOOR_SQL, { projectId, openFrom, floorlessFrom }, { floor: 'number' });
-    floors.set(key, floor);
-  });
+  const { projectId, openFrom, floorlessFrom } = params;
+  deps.background!.run(
+    `open-floor:${key}`,
+    async () => floors.set(key, (await queryOne(deps, OPEN_FLOOR_SQL, { projectId, openFrom, floorlessFrom }, { floor: 'number' })).floor),
+    after,
+  );
 }
 
 /**
@@ -178,10 +178,12 @@ function measureOpenFloor(deps: ReadDeps, key: string, params: QueryParams, afte
  * sessions of an import are read from the period's start.
  */
 function markFloorless(deps: ReadDeps, projectId: string, version: string, params: QueryParams, after: Promise<unknown>): void {
-  deps.background!.run(`floorless:${projectId}:${version}`, async () => {
-    // After the read that asked, so the two do not share the cores.
-    await after.catch(() => {});
-    const { from } = await queryOne(deps, FLOORLESS_MARK_SQL, { projectId, openFrom: params.openFrom! }, { from: 'number' });
-    await deps.dataVersions?.markFloorless(projectId, version, from);
-  });
+  deps.background!.run(
+    `floorless:${projectId}:${version}`,
+    async () => {
+      const { from } = await queryOne(deps, FLOORLESS_MARK_SQL, { projectId, openFrom: params.openFrom! }, { from: 'number' });
+      await deps.dataVersions?.markFloorless(projectId, version, from);
+    },
+    after,
+  );
 }

@@ -66,9 +66,8 @@ export async function queryRowsWithDayParts<S extends RowSpec>(deps: PartDeps, s
   for (const family of families.filter((_, i) => known[i] === undefined)) {
     const partParams = { projectId: params.projectId!, partKey: part.partKey, dayFrom: params.dayFrom!, partTo: part.partTo };
     const token = `day-parts:${String(params.projectId)}:${family}:${part.partKey}`;
-    const lookFor = () => ensureStored(deps, family, partParams, token, storeKey(family));
-    // After the answer, so the two do not share the cores; one at a time per part.
-    deps.background!.run(token, () => answer.then(lookFor, lookFor));
+    // After the answer; one at a time per part.
+    deps.background!.run(token, () => ensureStored(deps, family, partParams, token, storeKey(family)), answer);
   }
   return answer;
 }

@@ -39,6 +39,22 @@ describe('background tasks', () => {
     expect(logged.mock.calls.flat().join('\n')).toMatch(/background task failed: fails[\s\S]*engine refused/);
   });
 
+  it('start a task given `after` once it has settled, answered or failed, and hold its key meanwhile', async () => {
+    const bg = backgroundTasks();
+    const started: string[] = [];
+    let answer = () => {};
+    let fail = () => {};
+    bg.run('a', async () => started.push('a'), new Promise<void>((r) => (answer = r)));
+    bg.run('a', async () => started.push('a again'));
+    bg.run('b', async () => started.push('b'), new Promise<void>((_, reject) => (fail = () => reject(new Error('no answer')))));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(started).toEqual([]);
+    answer();
+    fail();
+    await bg.settled();
+    expect(started.sort()).toEqual(['a', 'b']);
+  });
+
   it('hand each task they start to keepAlive (a Worker’s waitUntil), never one they skip, settled whatever the task did', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const kept: Promise<void>[] = [];
