@@ -196,39 +196,40 @@ describe('a whole dashboard through the app', () => {
     return asked.sort();
   };
 
-  it('sends the stats report’s reads, rollups and the stored visits of closed hours, as one statement', async () => {
+  /**
+   * `report` (30d, without the answer cache) asked once, its background work awaited (a part stored
+   * after the first answer), and asked again: both answers, and the statements the second one sent.
+   */
+  const askedAgain = async (report: string) => {
     const { sent, reads } = counted(h.deps.clickhouse);
     const deps = { ...h.deps, clickhouse: reads, answers: undefined, clock: fixedClock(h.deps.clock.now()) };
     const app = createApp(deps, createServices(deps));
-    const stats = () => app.request(`/api/v1/projects/${domain}/stats?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
-    const first = await stats();
-    // The first ask sums the part of closed hours after answering.
+    const ask = () => app.request(`/api/v1/projects/${domain}/${report}?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
+    const first = await ask();
     await h.deps.background!.settled();
     const before = sent.length;
-    const again = await stats();
-    expect(again.status).toBe(200);
-    expect(await again.json()).toEqual(await first.json());
-    expect(sent.slice(before)).toHaveLength(1);
-    expect(sent.at(-1)).toContain('visit_parts');
-    expect(sent.at(-1)).toContain('stats_1d');
+    const again = await ask();
+    expect(again.status, report).toBe(200);
+    return { first: await first.json(), again: await again.json(), sent: sent.slice(before) };
+  };
+
+  it('sends the stats report’s reads, rollups and the stored visits of closed hours, as one statement', async () => {
+    // The first ask sums the part of closed hours after answering.
+    const { first, again, sent } = await askedAgain('stats');
+    expect(again).toEqual(first);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain('visit_parts');
+    expect(sent[0]).toContain('stats_1d');
   });
 
   it('sends a list’s read of the part of its closed days beside its rows-after-now check, as one statement', async () => {
-    const { sent, reads } = counted(h.deps.clickhouse);
-    const deps = { ...h.deps, clickhouse: reads, answers: undefined, clock: fixedClock(h.deps.clock.now()) };
-    const app = createApp(deps, createServices(deps));
     for (const [report, family] of [['pages', 'pages'], ['devices', 'tech'], ['events', 'custom_events']] as const) {
-      const ask = () => app.request(`/api/v1/projects/${domain}/${report}?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
-      const first = await ask();
       // The first ask stores the part after answering.
-      await h.deps.background!.settled();
-      const before = sent.length;
-      const again = await ask();
-      expect(again.status).toBe(200);
-      expect(await again.json()).toEqual(await first.json());
-      expect(sent.slice(before), report).toHaveLength(1);
-      expect(sent.at(-1)).toContain(`${family}_parts`);
-      expect(sent.at(-1)).toContain('AS latest, count() AS n');
+      const { first, again, sent } = await askedAgain(report);
+      expect(again).toEqual(first);
+      expect(sent, report).toHaveLength(1);
+      expect(sent[0]).toContain(`${family}_parts`);
+      expect(sent[0]).toContain('AS latest, count() AS n');
     }
   });
 
