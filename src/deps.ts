@@ -44,8 +44,11 @@ export interface Deps {
    * waitUntil). Without it that work runs before the answer.
    */
   background?: import('./adapters/background.js').Background;
-  /** Optional: the closed-days parts this process knows stored (src/reports/day-parts.ts); without it reports read no part. */
-  storedParts?: import('./reports/day-parts.js').StoredDayParts;
+  /**
+   * Optional: the cached parts this process knows stored (src/reports/stored-parts.ts); without it
+   * reports read no closed-days part, and a part of closed hours' visits is looked for at every read.
+   */
+  storedParts?: import('./reports/stored-parts.js').StoredParts;
   /** Optional: the open sessions' floors this process measured (src/analysis/open-floors.ts); without it reads sum them in each statement. */
   openFloors?: import('./analysis/open-floors.js').OpenFloors;
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */

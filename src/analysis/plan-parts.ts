@@ -46,8 +46,8 @@ const PART_OF_KEY = 'project_id = {projectId:String} AND part_key = {partKey:Str
 /** A part's rows of sums (not its marker). */
 export const PART_ROWS = `${PART_OF_KEY} AND marker = 0`;
 
-/** Whether the part of `partKey` exists (its marker row). */
-export const PART_EXISTS_SQL = `SELECT count() AS n FROM visit_parts WHERE ${PART_OF_KEY} AND marker = 1`;
+/** Whether the part of `partKey` exists (its marker row: `n` = 0 when not), and when it was stored (Unix seconds). */
+export const PART_EXISTS_SQL = `SELECT count() AS n, toUnixTimestamp(min(created)) AS created FROM visit_parts WHERE ${PART_OF_KEY} AND marker = 1`;
 
 /** Each metric over the summed parts and corrections (the same numbers as plan.ts METRIC_SQL over the visits themselves). Closed table. */
 const METRIC_OVER_SUMS: Readonly<Record<PlanMetric, string>> = {

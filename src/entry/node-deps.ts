@@ -1,6 +1,6 @@
 import { Redis as UpstashRedis } from '@upstash/redis';
 import { backgroundTasks } from '../adapters/background.js';
-import { StoredDayParts } from '../reports/day-parts.js';
+import { StoredParts } from '../reports/stored-parts.js';
 import { OpenFloors } from '../analysis/open-floors.js';
 import { connectNodeClickHouse } from '../adapters/node-clickhouse.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
@@ -72,7 +72,7 @@ export async function buildNodeRuntime(
     dataVersions: versions,
     answers,
     background,
-    storedParts: new StoredDayParts(),
+    storedParts: new StoredParts(),
     openFloors: new OpenFloors(),
     clock,
     geo: opts.geo,

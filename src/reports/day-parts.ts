@@ -1,10 +1,9 @@
 import type { Deps } from '../deps.js';
-import { ANALYTICS_TABLES } from '../analytics-tables.js';
 import { closedHoursCutAt, closedHoursOf, pinClosedHours } from '../analysis/closed-hours.js';
-import { BoundedMap } from '../adapters/bounded-map.js';
 import { toClickHouseDateTime } from '../adapters/clickhouse-time.js';
 import { insertPartOnce, instant, queryOne, queryRows, sourceParams, type QueryParams, type RowOf, type RowSpec } from './query.js';
 import { dayPartStoredSql, fillDayPartSql } from './sql/day-parts.js';
+import { partKeptUntil } from './stored-parts.js';
 import type { ResolvedPeriod } from './periods.js';
 import type { Source } from './planner.js';
 import { dayPartFamiliesOf, type PartFamily } from './sql/window.js';
@@ -15,36 +14,8 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** A part of fewer closed days merges too few daily states to be worth storing. */
 const MIN_PART_DAYS = 2;
-/** Taken off a part's lifetime: ClickHouse stamps `created` by its own clock. */
-const CLOCK_MARGIN_MS = HOUR_MS;
 /** How long a part found missing after a store (its token was seen before: a part dropped by retention) is not looked for again. */
 const MISSING_RECHECK_MS = HOUR_MS;
-
-/**
- * The day parts this process knows to be stored, each until shortly before its retention may drop
- * it, and those found missing after a store, for an hour. Reads take a part only from here: a
- * check beside every read would cost more than the part saves on a small site (README "Closed days
- * of a period").
- */
-export class StoredDayParts {
-  private readonly known: BoundedMap<string, { stored: boolean; until: number }>;
-  constructor(maxEntries = 10_000) {
-    this.known = new BoundedMap(maxEntries);
-  }
-
-  /** Whether the part is known stored at `now`; undefined when it should be looked for. */
-  stored(key: string, now: number): boolean | undefined {
-    const entry = this.known.get(key);
-    if (entry && entry.until > now) return entry.stored;
-    this.known.delete(key);
-    return undefined;
-  }
-
-  /** What was found of the part, true until `until`. */
-  found(key: string, stored: boolean, until: number): void {
-    this.known.set(key, { stored, until });
-  }
-}
 
 /**
  * Runs a rollup read (`sql` over periodRollupRows, `params` from sourceParams) with the closed days
@@ -117,16 +88,6 @@ async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryPar
     await insertPartOnce(deps, fillDayPartSql(family), params, token);
     found = await lookUp();
   }
-  // As long as retention keeps the part (src/adapters/migrate.ts: the table's keepDays, or less with a shorter retention).
-  const keepMs = Math.min(keepDaysOf(`${family}_parts`), deps.config.RETENTION_DAYS) * DAY_MS;
-  const now = deps.clock.now();
-  if (found.n > 0) deps.storedParts!.found(storeKey, true, found.created * 1000 + keepMs - CLOCK_MARGIN_MS);
-  else deps.storedParts!.found(storeKey, false, now + MISSING_RECHECK_MS);
-}
-
-/** The days retention keeps a table's rows at most (its ANALYTICS_TABLES `keepDays`). */
-function keepDaysOf(table: string): number {
-  const entry = ANALYTICS_TABLES.find((t) => t.name === table);
-  if (!entry || !('keepDays' in entry)) throw new Error(`${table} has no keepDays in ANALYTICS_TABLES`);
-  return entry.keepDays;
+  if (found.n > 0) deps.storedParts!.found(storeKey, true, partKeptUntil(deps.config, `${family}_parts`, found.created));
+  else deps.storedParts!.found(storeKey, false, deps.clock.now() + MISSING_RECHECK_MS);
 }

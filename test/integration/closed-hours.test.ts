@@ -5,7 +5,8 @@ import { Binder } from '../../src/analysis/binder.js';
 import { MEASURED_FLOOR_PARAM, VISIT_SUMS, type PlanInput } from '../../src/analysis/plan.js';
 import { openFloorKey } from '../../src/analysis/open-floors.js';
 import { withQuery } from '../../src/adapters/clickhouse.js';
-import { mayReachPage, PART_ROWS, rankedByVisitors, readPartsSql } from '../../src/analysis/plan-parts.js';
+import { mayReachPage, PART_EXISTS_SQL, PART_ROWS, rankedByVisitors, readPartsSql } from '../../src/analysis/plan-parts.js';
+import { StoredParts } from '../../src/reports/stored-parts.js';
 import { rawParams } from '../../src/reports/query.js';
 import { METRICS, type Metric } from '../../src/analysis/question.js';
 import { runQuestion, type AnswerRow, type Question } from '../../src/analysis/run.js';
@@ -291,6 +292,44 @@ describe('visits of closed hours kept apart', () => {
     for (const a of answers) expect(shape(a)).toEqual(shape(await wholePass(projectId, other)));
     expect(await storedParts(projectId)).toHaveLength(2);
     expect((await storedParts(projectId)).map(([, n]) => n)).toEqual([3, 3]);
+  });
+
+  it('reads a part it saw stored without looking for its marker, until retention may drop it; another process looks first', async () => {
+    const projectId = unique('cdv-known');
+    const period = resolvePeriod('30d', 'UTC', NOW);
+    await insertEvents(h.deps.rowStore, projectId, [
+      makeEvent({ ts: NOW - 3 * DAY, visitor: 1, referrerSource: 'google.com' }),
+      makeEvent({ ts: NOW - 2 * DAY, visitor: 2 }),
+      makeEvent({ ts: SINCE_CUT, visitor: 3, referrerSource: 't.co' }),
+    ]);
+    const whole = shape(await wholePass(projectId, period));
+    const sent: string[] = [];
+    const spying = (known: StoredParts) => ({ ...h.deps, storedParts: known, clickhouse: withQuery(h.deps.clickhouse, (params) => (sent.push(params.query), h.deps.clickhouse.query(params))) });
+    /** The answer and how many times the part's marker was looked for. */
+    const ask = async (known: StoredParts) => {
+      sent.length = 0;
+      const rows = shape(await runQuestion(spying(known), projectId, period, BY_SOURCE));
+      await h.deps.background!.settled();
+      return [rows, sent.filter((sql) => sql === PART_EXISTS_SQL).length];
+    };
+    const known = new StoredParts();
+    // Missing (summed after the answer), then found and kept, then read alone.
+    expect(await ask(known)).toEqual([whole, 1]);
+    expect(await ask(known)).toEqual([whole, 1]);
+    expect(await ask(known)).toEqual([whole, 0]);
+    expect(await ask(known)).toEqual([whole, 0]);
+    // A process that has not seen it looks for it.
+    expect(await ask(new StoredParts())).toEqual([whole, 1]);
+    // Kept until an hour before the parts' retention (two days) may drop it, counted from when ClickHouse stored it.
+    const [[partKey]] = await storedParts(projectId);
+    const rs = await h.deps.clickhouse.query({ query: 'SELECT toUnixTimestamp(min(created)) AS created FROM visit_parts WHERE project_id = {projectId:String} AND marker = 1', query_params: { projectId }, format: 'JSONEachRow' });
+    const created = Number((await rs.json<{ created: number }>())[0]!.created) * 1000;
+    const key = `${projectId}/visit_parts/${partKey}`;
+    expect(known.stored(key, created + 2 * DAY - HOUR - 1)).toBe(true);
+    expect(known.stored(key, created + 2 * DAY - HOUR)).toBeUndefined();
+    // Dropped (as retention drops it): a process that looks for it answers by the whole pass.
+    await h.deps.clickhouse.command({ query: 'ALTER TABLE visit_parts DELETE WHERE project_id = {projectId:String}', query_params: { projectId }, clickhouse_settings: { mutations_sync: '2' } });
+    expect(await ask(new StoredParts())).toEqual([whole, 1]);
   });
 
   it('live events of this hour keep the part; a batch holding a closed hour’s event has it summed again', async () => {

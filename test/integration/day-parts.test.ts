@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import type { Deps } from '../../src/deps.js';
-import { closedDaysOf, StoredDayParts } from '../../src/reports/day-parts.js';
+import { closedDaysOf } from '../../src/reports/day-parts.js';
+import { StoredParts } from '../../src/reports/stored-parts.js';
 import { resolvePeriod } from '../../src/reports/periods.js';
 import { periodParams } from '../../src/reports/query.js';
 import { findReport } from '../../src/reports/registry.js';
@@ -204,7 +205,7 @@ describe('what a process knows of its parts', () => {
     // Retention drops the stored part; a process that has not seen it yet looks for it, stores it again under the
     // same deduplication token (ClickHouse keeps nothing), and finds no marker.
     await h.deps.clickhouse.command({ query: 'ALTER TABLE pages_parts DELETE WHERE project_id = {id:String}', query_params: { id: p.id }, clickhouse_settings: { mutations_sync: '2' } });
-    const fresh = { ...h.deps, storedParts: new StoredDayParts() };
+    const fresh = { ...h.deps, storedParts: new StoredParts() };
     expect(await computed(p, 'pages', '30d', 'rollup', fresh)).toEqual(want);
     await h.deps.background!.settled();
     expect(await computed(p, 'pages', '30d', 'rollup', fresh)).toEqual(want);
@@ -213,7 +214,7 @@ describe('what a process knows of its parts', () => {
   });
 
   it('forgets a part when its time is up, and keeps a bounded number', () => {
-    const known = new StoredDayParts(2);
+    const known = new StoredParts(2);
     known.found('a', true, 100);
     expect(known.stored('a', 99)).toBe(true);
     expect(known.stored('a', 100)).toBeUndefined();
