@@ -6,7 +6,7 @@ import { dayPartStoredSql, fillDayPartSql } from './sql/day-parts.js';
 import { partKeptUntil } from './stored-parts.js';
 import type { ResolvedPeriod } from './periods.js';
 import type { Source } from './planner.js';
-import { dayPartFamiliesOf, type PartFamily } from './sql/window.js';
+import { dayPartFamiliesOf, withoutPreRank, type PartFamily } from './sql/window.js';
 
 type PartDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'config' | 'dataVersions' | 'closedHours' | 'background' | 'storedParts'>;
 
@@ -14,6 +14,11 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** A part of fewer closed days merges too few daily states to be worth storing. */
 const MIN_PART_DAYS = 2;
+/**
+ * A list whose closed days come from a part of at most this many values merges every value's
+ * visitor states rather than ranking them first (preRanked in src/reports/sql/window.ts).
+ */
+const MERGED_WHOLE_MOST_VALUES = 200;
 /** How long a part found missing after a store (its token was seen before: a part dropped by retention) is not looked for again. */
 const MISSING_RECHECK_MS = HOUR_MS;
 
@@ -32,7 +37,10 @@ export async function queryRowsWithDayParts<S extends RowSpec>(deps: PartDeps, s
   const now = deps.clock.now();
   const storeKey = (family: PartFamily) => `${String(params.projectId)}/${family}/${part.partKey}`;
   const known = families.map((f) => deps.storedParts!.stored(storeKey(f), now));
-  if (known.every((stored) => stored === true)) return queryRows(deps, sql, { ...params, ...part }, spec);
+  if (known.every((stored) => stored === true)) {
+    const few = families.every((f) => (deps.storedParts!.valuesOf(storeKey(f), now) ?? Infinity) <= MERGED_WHOLE_MOST_VALUES);
+    return queryRows(deps, few ? withoutPreRank(sql) : sql, { ...params, ...part }, spec);
+  }
   const answer = queryRows(deps, sql, params, spec);
   for (const family of families.filter((_, i) => known[i] === undefined)) {
     const partParams = { projectId: params.projectId!, partKey: part.partKey, dayFrom: params.dayFrom!, partTo: part.partTo };
@@ -80,7 +88,7 @@ async function dayPartOf(deps: PartDeps, params: QueryParams): Promise<{ partTo:
  * seen before inserts nothing).
  */
 async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryParams, token: string, storeKey: string): Promise<void> {
-  const lookUp = () => queryOne(deps, dayPartStoredSql(family), params, { n: 'number', created: 'number' });
+  const lookUp = () => queryOne(deps, dayPartStoredSql(family), params, { n: 'number', created: 'number', value_rows: 'number' });
   let found = await lookUp();
   if (found.n === 0) {
     // The version in the key was read first: a write that lands meanwhile moves the version after it is
@@ -88,6 +96,6 @@ async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryPar
     await insertPartOnce(deps, fillDayPartSql(family), params, token);
     found = await lookUp();
   }
-  if (found.n > 0) deps.storedParts!.found(storeKey, true, partKeptUntil(deps.config, `${family}_parts`, found.created));
+  if (found.n > 0) deps.storedParts!.found(storeKey, true, partKeptUntil(deps.config, `${family}_parts`, found.created), found.value_rows);
   else deps.storedParts!.found(storeKey, false, deps.clock.now() + MISSING_RECHECK_MS);
 }

@@ -16,7 +16,7 @@ const CLOCK_MARGIN_MS = HOUR_MS;
  * a small site (README "Closed days of a period", "Visits of closed hours").
  */
 export class StoredParts {
-  private readonly known: BoundedMap<string, { stored: boolean; until: number }>;
+  private readonly known: BoundedMap<string, { stored: boolean; until: number; values?: number }>;
   constructor(maxEntries = 10_000) {
     this.known = new BoundedMap(maxEntries);
   }
@@ -29,9 +29,14 @@ export class StoredParts {
     return undefined;
   }
 
-  /** What was found of the part, true until `until`. */
-  found(key: string, stored: boolean, until: number): void {
-    this.known.set(key, { stored, until });
+  /** How many values (rows besides its marker) a part known stored at `now` holds, when that was read with it. */
+  valuesOf(key: string, now: number): number | undefined {
+    return this.stored(key, now) ? this.known.get(key)!.values : undefined;
+  }
+
+  /** What was found of the part, true until `until`, and how many values it holds. */
+  found(key: string, stored: boolean, until: number, values?: number): void {
+    this.known.set(key, values === undefined ? { stored, until } : { stored, until, values });
   }
 }
 

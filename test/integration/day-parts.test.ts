@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
+import { withQuery } from '../../src/adapters/clickhouse.js';
 import type { Deps } from '../../src/deps.js';
 import { closedDaysOf } from '../../src/reports/day-parts.js';
 import { StoredParts } from '../../src/reports/stored-parts.js';
@@ -192,6 +193,39 @@ describe('closed days of a period, merged in parts', () => {
     const january = String(Date.parse('2026-01-01T00:00:00Z'));
     expect(stored.pages!.some((k) => k.startsWith(`${january}-${Date.parse('2026-02-01T00:00:00Z')}-`))).toBe(true);
     expect(await Promise.all(ranges.map(get))).toEqual(first);
+  });
+});
+
+describe('a list read from a part', () => {
+  /** Pages and events of 30d from `source` with `limit`, and whether the rollup read ranked before merging. */
+  async function lists(p: { id: string }, source: Source, limit: number) {
+    const sent: string[] = [];
+    const deps = { ...h.deps, clickhouse: withQuery(h.deps.clickhouse, (params) => (sent.push(params.query), h.deps.clickhouse.query(params))) };
+    const project = await getProject(h.deps.redis, p.id);
+    const out: Record<string, unknown> = {};
+    for (const report of ['pages', 'events']) out[report] = await (findReport(report) as PlannedReport).compute({ deps, project: project!, role: 'owner' }, { period: '30d', limit }, source);
+    await h.deps.background!.settled();
+    return { out, ranked: sent.some((sql) => sql.includes('/* pre-rank */')) };
+  }
+
+  /** `paths` paths and a few event names over the closed days, each path seen 1–5 times (ties at every limit). */
+  const manyValues = (paths: number): GenEvent[] =>
+    Array.from({ length: paths }, (_, i) =>
+      Array.from({ length: 1 + (i % 5) }, (_, j) => makeEvent({ ts: NOW - (2 + (i % 20)) * DAY + j * MINUTE, visitor: 1 + ((i + j) % 97), session: i * 10 + j, path: `/p/${i}`, ...(j === 4 ? { kind: 'custom' as const, eventName: `e${i % 7}` } : {}) })),
+    ).flat();
+
+  it.each([
+    ['merges every value of a part of few', 30, false],
+    ['ranks a part of many values first', 2_100, true],
+  ] as const)('%s: the lists raw events give, at every limit', async (_, paths, ranked) => {
+    const p = await project();
+    await insertEvents(h.deps.rowStore, p.id, manyValues(paths));
+    for (const limit of [3, 10, 100]) {
+      const raw = await lists(p, 'raw', limit);
+      // The first ask stores the parts, the second reads them.
+      expect((await lists(p, 'rollup', limit)).out).toEqual(raw.out);
+      expect(await lists(p, 'rollup', limit)).toEqual({ out: raw.out, ranked });
+    }
   });
 });
 

@@ -40,7 +40,7 @@ FROM ${family}_1d
 WHERE 0`;
 }
 
-/** When the part `{partKey}` of a family was stored (`n` = 0: it is not). */
+/** When the part `{partKey}` of a family was stored (`n` = 0: it is not), and how many values it holds. */
 export const dayPartStoredSql = (family: PartFamily): string => `
-SELECT count() AS n, toUnixTimestamp(min(created)) AS created FROM ${family}_parts
-WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 1`;
+SELECT countIf(marker = 1) AS n, toUnixTimestamp(minIf(created, marker = 1)) AS created, countIf(marker = 0) AS value_rows FROM ${family}_parts
+WHERE project_id = {projectId:String} AND part_key = {partKey:String}`;

@@ -1,5 +1,5 @@
 import type { SourcedSql } from '../planner.js';
-import { periodRollupRows, RAW_WINDOW } from './window.js';
+import { periodRollupRows, preRanked, RAW_WINDOW } from './window.js';
 
 /*
  * Custom and transaction events per name, ranked by count. `currencies` counts the distinct
@@ -28,9 +28,7 @@ SELECT toString(event_name) AS name, uniqCombinedMerge(14)(people) AS people, su
        anyIf(toString(currency), kind = 'transaction') AS currency_code,
        sumIf(amount_cents, kind = 'transaction') AS amount_total
 FROM ${periodRollupRows('custom_events')}
-WHERE event_name IN (
-  SELECT event_name FROM ${periodRollupRows('custom_events')}
-  GROUP BY event_name ORDER BY sum(events) DESC, event_name ASC LIMIT {limit:UInt32})
+${preRanked('event_name', 'events', 'custom_events')}
 GROUP BY name
 ORDER BY event_count DESC, name ASC
 LIMIT {limit:UInt32}`,

@@ -1,17 +1,15 @@
 import type { SourcedSql } from '../planner.js';
-import { periodRollupRows, RAW_WINDOW } from './window.js';
+import { periodRollupRows, preRanked, RAW_WINDOW } from './window.js';
 
 /**
  * Top paths by pageviews. The rollup ranks on summed pageviews first and merges the
- * unique-visitor states of the top `limit` paths only (merging states is the costly part).
+ * unique-visitor states of the top `limit` paths only (preRanked).
  */
 export const PAGES_SQL: SourcedSql = {
   rollup: `
 SELECT path, sum(pageviews) AS pageviews, uniqCombinedMerge(14)(visitors) AS visitors
 FROM ${periodRollupRows('pages')}
-WHERE path IN (
-  SELECT path FROM ${periodRollupRows('pages')}
-  GROUP BY path ORDER BY sum(pageviews) DESC, path ASC LIMIT {limit:UInt32})
+${preRanked('path', 'pageviews', 'pages')}
 GROUP BY path
 ORDER BY pageviews DESC, path ASC
 LIMIT {limit:UInt32}`,

@@ -116,6 +116,19 @@ export const periodRollupRows = (family: PartFamily) =>
   );
 
 /**
+ * A ranked list's condition that keeps only its top `{limit}` values of `column` (by summed
+ * `measure`, ties by the value) over periodRollupRows(`family`): the list then merges the
+ * visitor states of those values alone, as merging states is the costly part of a list with many
+ * values. A read whose closed days come from a part of few values drops it (withoutPreRank,
+ * src/reports/day-parts.ts): merging them all costs less than ranking them first.
+ */
+export const preRanked = (column: string, measure: string, family: PartFamily) => `${PRE_RANK_START}
+WHERE ${column} IN (
+  SELECT ${column} FROM ${periodRollupRows(family)}
+  GROUP BY ${column} ORDER BY sum(${measure}) DESC, ${column} ASC LIMIT {limit:UInt32})
+${PRE_RANK_END}`;
+
+/**
  * The rollup rows of [from, to) as a subquery to select FROM: whole UTC days from the daily
  * table, the partial days at either edge from the 15-minute one, and the sub-15-minute slices
  * at the very edges computed from raw events. Merging a few dozen daily states instead of
@@ -134,12 +147,15 @@ const EDGES_START = '/* 15-minute edges */';
 const EDGES_END = '/* end 15-minute edges */';
 const DAY_PART_START = '/* closed days part */';
 const DAY_PART_END = '/* end closed days part */';
+const PRE_RANK_START = '/* pre-rank */';
+const PRE_RANK_END = '/* end pre-rank */';
 const literal = (text: string) => text.replace(/[/*]/g, '\\$&');
 const branch = (start: string, end: string) => new RegExp(`${literal(start)}[\\s\\S]*?${literal(end)}`, 'g');
 // Compiled once: every rollup query passes through them.
 const RAW_SLICES_BRANCH = branch(RAW_SLICES_START, RAW_SLICES_END);
 const EDGES_BRANCH = branch(EDGES_START, EDGES_END);
 const DAY_PART_BRANCH = branch(DAY_PART_START, DAY_PART_END);
+const PRE_RANK_BRANCH = branch(PRE_RANK_START, PRE_RANK_END);
 
 /** `sql` without its raw-slice branches: for periods whose bounds both fall on rollup steps. */
 export const withoutRawSlices = (sql: string) => sql.replace(RAW_SLICES_BRANCH, '');
@@ -149,6 +165,9 @@ export const withoutEdgeRows = (sql: string) => sql.replace(EDGES_BRANCH, '');
 
 /** `sql` without its closed-days part branches: for reads that bind no part (`partTo` = `dayFrom`). */
 export const withoutDayPart = (sql: string) => sql.replace(DAY_PART_BRANCH, '');
+
+/** `sql` without its ranking before the merge (preRanked): for reads whose every value is merged at less cost. */
+export const withoutPreRank = (sql: string) => sql.replace(PRE_RANK_BRANCH, '');
 
 /** The families whose closed-days part `sql` reads (periodRollupRows). */
 export const dayPartFamiliesOf = (sql: string): PartFamily[] => PART_FAMILIES.filter((f) => sql.includes(` FROM ${f}_parts WHERE `));
