@@ -15,14 +15,27 @@ export interface RefreshOptions {
   sliceMs?: number;
 }
 
-/** Writes must have paused this long before a pass starts: an import's blocks arrive back to back, and are refreshed once. */
+/** Writes in a row must have paused this long before a pass starts: an import's blocks arrive back to back, and are refreshed once after them. */
 const SETTLE_MS = 200;
+
+/** A write with none this long before it starts a pass at once: a live site's batches are flushed seconds apart. */
+const ALONE_AFTER_MS = 1000;
 
 /** The slice of refresh time after which the refresher rests as long (RefreshOptions.sliceMs). */
 const SLICE_MS = 1000;
 
 /** The longest rest, should one question outlast its slice by far. */
 const MAX_REST_MS = 5000;
+
+/**
+ * Questions of a project asked within this long of the round's next one (a dashboard's requests)
+ * are refreshed together: their reads wait together and the embedded engine takes them as one
+ * statement (README "Combined reads"), as it did when they were asked.
+ */
+const ASKED_TOGETHER_MS = 2000;
+
+/** At most this many questions are refreshed together (a statement combines up to 32 reads). */
+const MOST_TOGETHER = 16;
 
 /** A project's questions still to refresh since its last write (taken when the round starts); a write replaces the round. */
 interface Round {
@@ -44,9 +57,11 @@ export type Rerun = (clock: Clock) => Promise<unknown>;
  * project's data version, the questions asked of that project lately are answered again in the
  * background, so the next viewer is served instead of waiting for the computation. Nothing here
  * decides what may be reused — every refresh goes through the answer cache's own rules — it only
- * chooses when to ask. It gives way to users: a question is refreshed only while no user's
- * question is being answered, only once writes have paused for a moment (an import's blocks are
- * refreshed once, after the last), and after each slice of refresh time it rests as long as the
+ * chooses when to ask. Questions asked together (a dashboard's) are refreshed together, as one
+ * engine statement. It gives way to users: a question is refreshed only while no user's question
+ * is being answered, at once after a write alone (a live site's batch) but only once writes in a
+ * row have paused for a moment (an import's blocks: at its first block and after its last), and
+ * after each slice of refresh time it rests as long as the
  * slice took, so refreshing takes at most half the engine's time. Each write starts the
  * project's round again from its most recently asked question, so where refreshing everything
  * outlasts the time between writes, the questions being looked at now are the ones kept fresh.
@@ -62,10 +77,12 @@ export class AnswerRefresher {
   /** performance.now() before which no pass starts: the rest after the last one. */
   private restUntil = 0;
   private cutSleep: (() => void) | undefined;
-  /** The rerun in progress. */
+  /** The reruns in progress. */
   private running: Promise<unknown> | undefined;
   /** performance.now() of the last write told. */
-  private lastWrite = 0;
+  private lastWrite = Number.NEGATIVE_INFINITY;
+  /** performance.now() before which no pass starts after the last write: at once for a write alone, SETTLE_MS after writes in a row. */
+  private settledAt = 0;
   /** Questions answered again, and refreshes that failed (their question is no longer watched). */
   readonly counts = { refreshed: 0, failed: 0 };
 
@@ -99,7 +116,9 @@ export class AnswerRefresher {
   /** Rows of these projects (or of any project) were written: their watched questions are answered again. */
   written(projectIds: readonly string[] | 'all'): void {
     if (this.closed) return;
-    this.lastWrite = performance.now();
+    const now = performance.now();
+    this.settledAt = now - this.lastWrite > ALONE_AFTER_MS ? now : now + SETTLE_MS;
+    this.lastWrite = now;
     const watchedProjects = new Set([...this.watched.values()].map((w) => w.projectId));
     const moved = projectIds === 'all' ? [...watchedProjects] : projectIds.filter((id) => watchedProjects.has(id));
     for (const projectId of moved) this.rounds.set(projectId, { keys: undefined });
@@ -110,7 +129,7 @@ export class AnswerRefresher {
     }
   }
 
-  /** Resolves once the question being refreshed now, if any, is answered (with `userQuestion` held, nothing starts after it). */
+  /** Resolves once the questions being refreshed now, if any, are answered (with `userQuestion` held, nothing starts after them). */
   async current(): Promise<void> {
     await this.running?.catch(() => {});
   }
@@ -143,7 +162,7 @@ export class AnswerRefresher {
 
   private async drain(): Promise<void> {
     while (!this.closed && this.rounds.size > 0) {
-      const wait = Math.max(this.restUntil, this.lastWrite + SETTLE_MS) - performance.now();
+      const wait = Math.max(this.restUntil, this.settledAt) - performance.now();
       if (wait > 0) {
         await this.sleep(wait);
         continue;
@@ -153,25 +172,20 @@ export class AnswerRefresher {
       // Most recently asked first: the likeliest to be asked again soon (taken now, so questions asked since the write count).
       round.keys ??= [...this.watched.entries()].filter(([, w]) => w.projectId === projectId).map(([key]) => key).reverse();
       while (round.keys.length > 0 && this.rounds.get(projectId) === round && performance.now() - started < (this.opts.sliceMs ?? SLICE_MS)) {
-        const key = round.keys.shift()!;
-        const w = this.watched.get(key);
-        if (!w) continue;
-        if (this.opts.clock.now() - w.askedAt > this.opts.watchMs) {
-          this.watched.delete(key);
-          continue;
-        }
+        const together = this.askedTogether(round.keys);
+        if (together.length === 0) continue;
         await this.idle();
         if (this.closed) return;
-        try {
-          this.running = w.rerun(this.opts.clock);
-          await this.running;
-          this.counts.refreshed++;
-        } catch {
+        const running = Promise.allSettled(together.map(([, w]) => w.rerun(this.opts.clock)));
+        this.running = running;
+        const results = await running;
+        this.running = undefined;
+        results.forEach((result, i) => {
+          if (result.status === 'fulfilled') return void this.counts.refreshed++;
           this.counts.failed++;
+          const [key, w] = together[i]!;
           if (this.watched.get(key) === w) this.watched.delete(key);
-        } finally {
-          this.running = undefined;
-        }
+        });
       }
       // Done, or cut by a newer write (whose round starts again from the top); otherwise the next project's turn.
       if (this.rounds.get(projectId) === round) {
@@ -181,6 +195,29 @@ export class AnswerRefresher {
       const ended = performance.now();
       this.restUntil = ended + Math.min(ended - started, MAX_REST_MS);
     }
+  }
+
+  /**
+   * The next questions of a round's `keys` to refresh together (taken off them): the next one still watched, and those after it
+   * asked within ASKED_TOGETHER_MS of it (at most MOST_TOGETHER). Questions no longer watched, or
+   * not asked for longer than the watch, are dropped on the way.
+   */
+  private askedTogether(keys: string[]): [string, Watch][] {
+    const together: [string, Watch][] = [];
+    while (keys.length > 0 && together.length < MOST_TOGETHER) {
+      const key = keys[0]!;
+      const w = this.watched.get(key);
+      const stale = w !== undefined && this.opts.clock.now() - w.askedAt > this.opts.watchMs;
+      if (!w || stale) {
+        if (stale) this.watched.delete(key);
+        keys.shift();
+        continue;
+      }
+      if (together.length > 0 && Math.abs(together[0]![1].askedAt - w.askedAt) > ASKED_TOGETHER_MS) break;
+      keys.shift();
+      together.push([key, w]);
+    }
+    return together;
   }
 
   private idle(): Promise<void> {

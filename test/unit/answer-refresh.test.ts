@@ -4,16 +4,24 @@ import { AnswerRefresher } from '../../src/reports/answer-refresh.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Further apart than questions refreshed together (a dashboard's requests, asked within two seconds). */
+const APART_MS = 3000;
+
 /**
  * A refresher of project `p` watching `quick` questions (each records its key when refreshed), then
  * `slow`, the newest, which records its key `ms` after it starts; `slowBegan` resolves as it starts.
+ * Each is asked APART_MS after the one before, so each is refreshed on its own.
  */
 function watchingSlowNewest(quick: string[], slow: string, ms: number) {
-  const refresher = new AnswerRefresher({ watchMs: 60_000, clock: fixedClock(0) });
+  const clock = fixedClock(0);
+  const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
   const ran: string[] = [];
   let began!: () => void;
   const slowBegan = new Promise<void>((resolve) => (began = resolve));
-  for (const key of quick) refresher.watch(key, 'p', async () => void ran.push(key));
+  for (const key of quick) {
+    refresher.watch(key, 'p', async () => void ran.push(key));
+    clock.advance(APART_MS);
+  }
   refresher.watch(slow, 'p', async () => {
     began();
     await sleep(ms);
@@ -54,6 +62,7 @@ describe('AnswerRefresher pacing', () => {
         await sleep(60);
         runs.push({ key, start, end: performance.now() });
       });
+      clock.advance(APART_MS);
     }
     refresher.written(['p']);
     await refresher.settled();
@@ -97,12 +106,62 @@ describe('AnswerRefresher pacing', () => {
   });
 });
 
+describe('AnswerRefresher and questions asked together', () => {
+  it('refreshes the questions asked within two seconds of each other at once (their reads go as one statement), at most 16', async () => {
+    const clock = fixedClock(0);
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
+    const runs: { key: string; start: number; end: number }[] = [];
+    const watch = (key: string) =>
+      refresher.watch(key, 'p', async () => {
+        const start = performance.now();
+        await sleep(40);
+        runs.push({ key, start, end: performance.now() });
+      });
+    // An older question on its own, then a dashboard of 18 requests asked over 1.7 s.
+    watch('old');
+    clock.advance(APART_MS);
+    for (let i = 0; i < 18; i++) {
+      watch(`d${i}`);
+      clock.advance(100);
+    }
+    refresher.written(['p']);
+    await refresher.settled();
+    const startOf = (key: string) => runs.find((r) => r.key === key)!.start;
+    const endOf = (key: string) => runs.find((r) => r.key === key)!.end;
+    // The newest 16 together, then the two left of the dashboard, then the older question.
+    const first = Array.from({ length: 16 }, (_, i) => `d${17 - i}`);
+    for (const key of first) expect(startOf(key) - startOf('d17')).toBeLessThan(20);
+    expect(Math.max(...first.map(endOf))).toBeLessThanOrEqual(startOf('d1') + 1);
+    expect(Math.abs(startOf('d1') - startOf('d0'))).toBeLessThan(20);
+    expect(startOf('old')).toBeGreaterThanOrEqual(Math.max(endOf('d1'), endOf('d0')) - 1);
+    expect(runs).toHaveLength(19);
+  });
+
+  it('counts each question of a group as refreshed or failed, and stops watching the failed one', async () => {
+    const clock = fixedClock(0);
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
+    let asked = 0;
+    refresher.watch('ok', 'p', async () => void asked++);
+    refresher.watch('broken', 'p', async () => {
+      asked++;
+      throw new Error('engine refused');
+    });
+    refresher.written(['p']);
+    await refresher.settled();
+    expect([asked, refresher.counts, refresher.watching]).toEqual([2, { refreshed: 1, failed: 1 }, 1]);
+    refresher.written(['p']);
+    await refresher.settled();
+    expect([asked, refresher.counts]).toEqual([3, { refreshed: 2, failed: 1 }]);
+  });
+});
+
 describe('AnswerRefresher and writes in a row', () => {
-  it('starts a pass only once writes have paused (an import refreshed once, after its last block)', async () => {
+  it('starts a pass at once after a write alone, and only once writes in a row have paused (an import: at its first block and after its last)', async () => {
     const clock = fixedClock(0);
     const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
     const starts: number[] = [];
     refresher.watch('q', 'p', async () => void starts.push(performance.now()));
+    const firstWrite = performance.now();
     let lastWrite = 0;
     for (let i = 0; i < 8; i++) {
       refresher.written(['p']);
@@ -110,8 +169,16 @@ describe('AnswerRefresher and writes in a row', () => {
       await sleep(50);
     }
     await refresher.settled();
-    expect(starts).toHaveLength(1);
-    expect(starts[0]! - lastWrite).toBeGreaterThanOrEqual(150);
+    expect(starts).toHaveLength(2);
+    expect(starts[0]! - firstWrite).toBeLessThan(40);
+    expect(starts[1]! - lastWrite).toBeGreaterThanOrEqual(150);
+    // A second later, a write alone again: refreshed at once.
+    await sleep(1100);
+    const alone = performance.now();
+    refresher.written(['p']);
+    await refresher.settled();
+    expect(starts).toHaveLength(3);
+    expect(starts[2]! - alone).toBeLessThan(40);
   });
 
   it('closing cuts a wait short', async () => {
