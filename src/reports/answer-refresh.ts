@@ -61,8 +61,8 @@ export type Rerun = (clock: Clock) => Promise<unknown>;
  * engine statement. It gives way to users: a question is refreshed only while no user's question
  * is being answered, at once after a write alone (a live site's batch) but only once writes in a
  * row have paused for a moment (an import's blocks: at its first block and after its last), and
- * after each slice of refresh time it rests as long as the
- * slice took, so refreshing takes at most half the engine's time. Each write starts the
+ * after each slice of refresh time it rests as long as the slice took, so refreshing takes at
+ * most half the engine's time. Each write starts the
  * project's round again from its most recently asked question, so where refreshing everything
  * outlasts the time between writes, the questions being looked at now are the ones kept fresh.
  */
@@ -180,12 +180,15 @@ export class AnswerRefresher {
         this.running = running;
         const results = await running;
         this.running = undefined;
-        results.forEach((result, i) => {
-          if (result.status === 'fulfilled') return void this.counts.refreshed++;
+        for (const [i, result] of results.entries()) {
+          if (result.status === 'fulfilled') {
+            this.counts.refreshed++;
+            continue;
+          }
           this.counts.failed++;
           const [key, w] = together[i]!;
           if (this.watched.get(key) === w) this.watched.delete(key);
-        });
+        }
       }
       // Done, or cut by a newer write (whose round starts again from the top); otherwise the next project's turn.
       if (this.rounds.get(projectId) === round) {
@@ -198,9 +201,9 @@ export class AnswerRefresher {
   }
 
   /**
-   * The next questions of a round's `keys` to refresh together (taken off them): the next one still watched, and those after it
-   * asked within ASKED_TOGETHER_MS of it (at most MOST_TOGETHER). Questions no longer watched, or
-   * not asked for longer than the watch, are dropped on the way.
+   * The next questions of a round's `keys` to refresh together, taken off them: the next one still
+   * watched, and those after it asked within ASKED_TOGETHER_MS of it (at most MOST_TOGETHER).
+   * Questions no longer watched, or not asked for longer than the watch, are dropped on the way.
    */
   private askedTogether(keys: string[]): [string, Watch][] {
     const together: [string, Watch][] = [];
