@@ -34,12 +34,19 @@ const MAX_REST_MS = 5000;
  */
 const ASKED_TOGETHER_MS = 2000;
 
-/** At most this many questions are refreshed together (a statement combines up to 32 reads). */
+/**
+ * At most this many questions are refreshed together (a statement combines up to 32 reads) after
+ * a write alone. After writes in a row (an import, batches back to back) they are refreshed one at
+ * a time: a question asked while a group's statement runs waits for all of it, and such a round
+ * is the likelier to be overtaken by the next write.
+ */
 const MOST_TOGETHER = 16;
 
 /** A project's questions still to refresh since its last write (taken when the round starts); a write replaces the round. */
 interface Round {
   keys: string[] | undefined;
+  /** How many of them are refreshed together: MOST_TOGETHER after a write alone, else one. */
+  together: number;
 }
 
 interface Watch {
@@ -57,13 +64,13 @@ export type Rerun = (clock: Clock) => Promise<unknown>;
  * project's data version, the questions asked of that project lately are answered again in the
  * background, so the next viewer is served instead of waiting for the computation. Nothing here
  * decides what may be reused — every refresh goes through the answer cache's own rules — it only
- * chooses when to ask. Questions asked together (a dashboard's) are refreshed together, as one
- * engine statement. It gives way to users: a question is refreshed only while no user's question
- * is being answered, at once after a write alone (a live site's batch) but only once writes in a
- * row have paused for a moment (an import's blocks: at its first block and after its last), and
- * after each slice of refresh time it rests as long as the slice took, so refreshing takes at
- * most half the engine's time. Each write starts the
- * project's round again from its most recently asked question, so where refreshing everything
+ * chooses when to ask. After a write alone (a live site's batch) it starts at once, and questions
+ * asked together (a dashboard's) are refreshed together, as one engine statement; after writes in
+ * a row (an import's blocks after its first) it waits for them to pause for a moment and
+ * refreshes one question at a time. It gives way to users: a question is refreshed only while no
+ * user's question is being answered, and after each slice of refresh time it rests as long as the
+ * slice took, so refreshing takes at most half the engine's time. Each write starts the project's
+ * round again from its most recently asked question, so where refreshing everything
  * outlasts the time between writes, the questions being looked at now are the ones kept fresh.
  */
 export class AnswerRefresher {
@@ -117,11 +124,12 @@ export class AnswerRefresher {
   written(projectIds: readonly string[] | 'all'): void {
     if (this.closed) return;
     const now = performance.now();
-    this.settledAt = now - this.lastWrite > ALONE_AFTER_MS ? now : now + SETTLE_MS;
+    const alone = now - this.lastWrite > ALONE_AFTER_MS;
+    this.settledAt = alone ? now : now + SETTLE_MS;
     this.lastWrite = now;
     const watchedProjects = new Set([...this.watched.values()].map((w) => w.projectId));
     const moved = projectIds === 'all' ? [...watchedProjects] : projectIds.filter((id) => watchedProjects.has(id));
-    for (const projectId of moved) this.rounds.set(projectId, { keys: undefined });
+    for (const projectId of moved) this.rounds.set(projectId, { keys: undefined, together: alone ? MOST_TOGETHER : 1 });
     if (moved.length > 0 && !this.loop) {
       this.loop = this.drain().finally(() => {
         this.loop = undefined;
@@ -172,7 +180,7 @@ export class AnswerRefresher {
       // Most recently asked first: the likeliest to be asked again soon (taken now, so questions asked since the write count).
       round.keys ??= [...this.watched.entries()].filter(([, w]) => w.projectId === projectId).map(([key]) => key).reverse();
       while (round.keys.length > 0 && this.rounds.get(projectId) === round && performance.now() - started < (this.opts.sliceMs ?? SLICE_MS)) {
-        const together = this.askedTogether(round.keys);
+        const together = this.askedTogether(round.keys, round.together);
         if (together.length === 0) continue;
         await this.idle();
         if (this.closed) return;
@@ -202,12 +210,12 @@ export class AnswerRefresher {
 
   /**
    * The next questions of a round's `keys` to refresh together, taken off them: the next one still
-   * watched, and those after it asked within ASKED_TOGETHER_MS of it (at most MOST_TOGETHER).
+   * watched, and those after it asked within ASKED_TOGETHER_MS of it (at most `most`).
    * Questions no longer watched, or not asked for longer than the watch, are dropped on the way.
    */
-  private askedTogether(keys: string[]): [string, Watch][] {
+  private askedTogether(keys: string[], most: number): [string, Watch][] {
     const together: [string, Watch][] = [];
-    while (keys.length > 0 && together.length < MOST_TOGETHER) {
+    while (keys.length > 0 && together.length < most) {
       const key = keys[0]!;
       const w = this.watched.get(key);
       const stale = w !== undefined && this.opts.clock.now() - w.askedAt > this.opts.watchMs;

@@ -137,6 +137,27 @@ describe('AnswerRefresher and questions asked together', () => {
     expect(runs).toHaveLength(19);
   });
 
+  it('refreshes them one at a time after writes in a row, so a question asked meanwhile waits for one at most', async () => {
+    const clock = fixedClock(0);
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
+    const runs: { key: string; start: number; end: number }[] = [];
+    for (const key of ['a', 'b', 'c', 'd'])
+      refresher.watch(key, 'p', async () => {
+        const start = performance.now();
+        await sleep(30);
+        runs.push({ key, start, end: performance.now() });
+      });
+    // A write alone: its round goes together at once. Another right after it: that round, after the pause, one at a time.
+    refresher.written(['p']);
+    refresher.written(['p']);
+    await refresher.settled();
+    expect(runs).toHaveLength(8);
+    const [grouped, single] = [runs.slice(0, 4), runs.slice(4)];
+    expect(Math.max(...grouped.map((r) => r.start)) - Math.min(...grouped.map((r) => r.start))).toBeLessThan(20);
+    expect(single.map((r) => r.key)).toEqual(['d', 'c', 'b', 'a']);
+    for (let i = 1; i < single.length; i++) expect(single[i]!.start).toBeGreaterThanOrEqual(single[i - 1]!.end - 1);
+  });
+
   it('counts each question of a group as refreshed or failed, and stops watching the failed one', async () => {
     const clock = fixedClock(0);
     const refresher = new AnswerRefresher({ watchMs: 60_000, clock });
