@@ -258,6 +258,15 @@ describe('what a process knows of its parts', () => {
     known.found('c', true, 500);
     expect([known.stored('a', 150), known.stored('b', 150), known.stored('c', 150)]).toEqual([undefined, true, true]);
   });
+
+  it('tells how many values a part known stored holds, while it is known and when that was read', () => {
+    const known = new StoredParts();
+    known.found('counted', true, 100, 42);
+    known.found('uncounted', true, 100);
+    known.found('missing', false, 100, 0);
+    expect([known.valuesOf('counted', 99), known.valuesOf('uncounted', 99), known.valuesOf('missing', 99), known.valuesOf('unknown', 99)]).toEqual([42, undefined, undefined, undefined]);
+    expect(known.valuesOf('counted', 100)).toBeUndefined();
+  });
 });
 
 describe('closedDaysOf', () => {
