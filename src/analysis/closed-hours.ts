@@ -3,7 +3,7 @@ import type { ClosedHours } from '../adapters/data-version.js';
 import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import type { ResolvedPeriod } from '../reports/periods.js';
 import { ENDED_BEFORE_NOW_MS, insertPartOnce, queryJson, queryOne, rawParams, type QueryParams } from '../reports/query.js';
-import { partKeptUntil } from '../reports/stored-parts.js';
+import { storedPartKey } from '../reports/stored-parts.js';
 import { SESSION_IDLE_MS } from '../ingest/enrich/session.js';
 import { hashToUInt64 } from '../ingest/enrich/visitor.js';
 import { closedHoursEnd } from '../adapters/versioned-row-store.js';
@@ -18,7 +18,7 @@ import { fillPartSql, PART_EXISTS_SQL, partsCanAnswer, readPartsSql } from './pl
  */
 const CLOCK_SKEW_MS = 60_000;
 
-type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'config' | 'dataVersions' | 'closedHours' | 'background' | 'openFloors' | 'storedParts'>;
+type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background' | 'openFloors' | 'storedParts'>;
 
 /** The project's closed-hours version and mark: the ones pinned on `deps` (pinClosedHours), else read; null when unreadable or unknown. */
 export async function closedHoursOf(deps: ReadDeps, projectId: string): Promise<ClosedHours | null> {
@@ -126,7 +126,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   );
   const sql = readPartsSql(q, binder, parts.kind);
   // A part this process saw stored is read alone; any other is looked for beside the read.
-  const storeKey = `${q.projectId}/visit_parts/${String(binder.params.partKey)}`;
+  const storeKey = storedPartKey(q.projectId, 'visit_parts', String(binder.params.partKey));
   const known = deps.storedParts?.stored(storeKey, deps.clock.now()) === true;
   const exists = known ? null : queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number', created: 'number' });
   const rows = queryJson(deps, sql, binder.params);
@@ -138,7 +138,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   // Both go as one statement on the embedded engine.
   const found = await exists.catch(() => ({ n: 0, created: 0 }));
   if (found.n > 0) {
-    deps.storedParts?.found(storeKey, true, partKeptUntil(deps.config, 'visit_parts', found.created));
+    deps.storedParts?.markerFound(storeKey, 'visit_parts', found.created);
     return rows;
   }
   // A part of closed visits reads its events up to openFrom.

@@ -47,7 +47,7 @@ const metricValue = (value: unknown): number | null => (value === null || value 
  * values keyed by dimension name, metrics keyed by metric name.
  */
 export async function runQuestion(
-  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'config' | 'dataVersions' | 'closedHours' | 'background'>,
+  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background'>,
   projectId: string,
   period: ResolvedPeriod,
   q: Question,

@@ -72,7 +72,7 @@ export async function buildNodeRuntime(
     dataVersions: versions,
     answers,
     background,
-    storedParts: new StoredParts(),
+    storedParts: new StoredParts({ retentionDays: config.RETENTION_DAYS }),
     openFloors: new OpenFloors(),
     clock,
     geo: opts.geo,

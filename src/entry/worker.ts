@@ -71,7 +71,7 @@ function isolateFor(env: WorkerEnv): Isolate {
   const rowStore = versionedRowStore(serverRowStore(clickhouse, rowsAsObjects), versions, systemClock);
   // Work after the answer (a question's stored part summed once it was answered) lives as long as the request's waitUntil lets it.
   const background = backgroundTasks((task) => requestContexts.getStore()?.waitUntil(task));
-  const deps: Deps = { config, redis, clickhouse, rowStore, dataVersions: versions, answers: new AnswerCache(versions), background, storedParts: new StoredParts(), openFloors: new OpenFloors(), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
+  const deps: Deps = { config, redis, clickhouse, rowStore, dataVersions: versions, answers: new AnswerCache(versions), background, storedParts: new StoredParts({ retentionDays: config.RETENTION_DAYS }), openFloors: new OpenFloors(), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
   isolate = { fingerprint, deps, app: createApp(deps) };
   return isolate;
 }

@@ -3,12 +3,12 @@ import { closedHoursCutAt, closedHoursOf, pinClosedHours } from '../analysis/clo
 import { toClickHouseDateTime } from '../adapters/clickhouse-time.js';
 import { insertPartOnce, instant, queryOne, queryRows, sourceParams, type QueryParams, type RowOf, type RowSpec } from './query.js';
 import { dayPartStoredSql, fillDayPartSql } from './sql/day-parts.js';
-import { partKeptUntil } from './stored-parts.js';
+import { storedPartKey } from './stored-parts.js';
 import type { ResolvedPeriod } from './periods.js';
 import type { Source } from './planner.js';
 import { dayPartFamiliesOf, withoutPreRank, type PartFamily } from './sql/window.js';
 
-type PartDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'config' | 'dataVersions' | 'closedHours' | 'background' | 'storedParts'>;
+type PartDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background' | 'storedParts'>;
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -35,7 +35,7 @@ export async function queryRowsWithDayParts<S extends RowSpec>(deps: PartDeps, s
   const part = families.length > 0 && deps.background && deps.storedParts ? await dayPartOf(deps, params) : null;
   if (!part) return queryRows(deps, sql, params, spec);
   const now = deps.clock.now();
-  const storeKey = (family: PartFamily) => `${String(params.projectId)}/${family}/${part.partKey}`;
+  const storeKey = (family: PartFamily) => storedPartKey(String(params.projectId), `${family}_parts`, part.partKey);
   const known = families.map((f) => deps.storedParts!.stored(storeKey(f), now));
   if (known.every((stored) => stored === true)) {
     const few = families.every((f) => (deps.storedParts!.valuesOf(storeKey(f), now) ?? Infinity) <= MERGED_WHOLE_MOST_VALUES);
@@ -96,6 +96,6 @@ async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryPar
     await insertPartOnce(deps, fillDayPartSql(family), params, token);
     found = await lookUp();
   }
-  if (found.n > 0) deps.storedParts!.found(storeKey, true, partKeptUntil(deps.config, `${family}_parts`, found.created), found.value_rows);
+  if (found.n > 0) deps.storedParts!.markerFound(storeKey, `${family}_parts`, found.created, found.value_rows);
   else deps.storedParts!.found(storeKey, false, deps.clock.now() + MISSING_RECHECK_MS);
 }

@@ -1,4 +1,3 @@
-import type { Config } from '../config.js';
 import { ANALYTICS_TABLES } from '../analytics-tables.js';
 import { BoundedMap } from '../adapters/bounded-map.js';
 
@@ -10,15 +9,19 @@ const CLOCK_MARGIN_MS = HOUR_MS;
 /**
  * The cached parts this process knows to be stored — closed days of a rollup family
  * (src/reports/day-parts.ts) and visits of closed hours (src/analysis/closed-hours.ts) — each
- * until shortly before its retention may drop it (partKeptUntil), and parts found missing after a
+ * until shortly before its retention may drop it (markerFound), and parts found missing after a
  * store, for a while. A read takes a part known here without looking for its marker first: a
  * check beside every read costs the embedded engine a statement branch, more than a part saves on
  * a small site (README "Closed days of a period", "Visits of closed hours").
  */
 export class StoredParts {
   private readonly known: BoundedMap<string, { stored: boolean; until: number; values?: number }>;
-  constructor(maxEntries = 10_000) {
-    this.known = new BoundedMap(maxEntries);
+  private readonly retentionDays: number;
+
+  /** `retentionDays`: the configured RETENTION_DAYS (a table's parts are kept no longer than it, src/adapters/migrate.ts). */
+  constructor(opts: { retentionDays?: number; maxEntries?: number } = {}) {
+    this.known = new BoundedMap(opts.maxEntries ?? 10_000);
+    this.retentionDays = opts.retentionDays ?? Number.POSITIVE_INFINITY;
   }
 
   /** Whether the part is known stored at `now`; undefined when it should be looked for. */
@@ -38,16 +41,20 @@ export class StoredParts {
   found(key: string, stored: boolean, until: number, values?: number): void {
     this.known.set(key, values === undefined ? { stored, until } : { stored, until, values });
   }
+
+  /**
+   * The part's marker was read back, stored at `createdSec` (ClickHouse's clock, Unix seconds): the
+   * part is known stored until an hour before retention may drop it (its table's ANALYTICS_TABLES
+   * `keepDays`, or less with a shorter retention).
+   */
+  markerFound(key: string, table: string, createdSec: number, values?: number): void {
+    const keepMs = Math.min(keepDaysOf(table), this.retentionDays) * DAY_MS;
+    this.found(key, true, createdSec * 1000 + keepMs - CLOCK_MARGIN_MS, values);
+  }
 }
 
-/**
- * Until when a part of `table` whose marker was stored at `createdSec` (ClickHouse's clock, Unix
- * seconds) is surely still there: its table's retention (ANALYTICS_TABLES `keepDays`, or less with
- * a shorter RETENTION_DAYS, as src/adapters/migrate.ts sets it), less an hour for the clocks.
- */
-export function partKeptUntil(config: Pick<Config, 'RETENTION_DAYS'>, table: string, createdSec: number): number {
-  return createdSec * 1000 + Math.min(keepDaysOf(table), config.RETENTION_DAYS) * DAY_MS - CLOCK_MARGIN_MS;
-}
+/** The key of a part of `table` (`{family}_parts`, `visit_parts`) in StoredParts. */
+export const storedPartKey = (projectId: string, table: string, partKey: string): string => `${projectId}/${table}/${partKey}`;
 
 /** The days retention keeps a table's rows at most (its ANALYTICS_TABLES `keepDays`). */
 function keepDaysOf(table: string): number {

@@ -6,7 +6,7 @@ import { MEASURED_FLOOR_PARAM, VISIT_SUMS, type PlanInput } from '../../src/anal
 import { openFloorKey } from '../../src/analysis/open-floors.js';
 import { withQuery } from '../../src/adapters/clickhouse.js';
 import { mayReachPage, PART_EXISTS_SQL, PART_ROWS, rankedByVisitors, readPartsSql } from '../../src/analysis/plan-parts.js';
-import { StoredParts } from '../../src/reports/stored-parts.js';
+import { StoredParts, storedPartKey } from '../../src/reports/stored-parts.js';
 import { rawParams } from '../../src/reports/query.js';
 import { METRICS, type Metric } from '../../src/analysis/question.js';
 import { runQuestion, type AnswerRow, type Question } from '../../src/analysis/run.js';
@@ -324,7 +324,7 @@ describe('visits of closed hours kept apart', () => {
     const [[partKey]] = await storedParts(projectId);
     const rs = await h.deps.clickhouse.query({ query: 'SELECT toUnixTimestamp(min(created)) AS created FROM visit_parts WHERE project_id = {projectId:String} AND marker = 1', query_params: { projectId }, format: 'JSONEachRow' });
     const created = Number((await rs.json<{ created: number }>())[0]!.created) * 1000;
-    const key = `${projectId}/visit_parts/${partKey}`;
+    const key = storedPartKey(projectId, 'visit_parts', partKey!);
     expect(known.stored(key, created + 2 * DAY - HOUR - 1)).toBe(true);
     expect(known.stored(key, created + 2 * DAY - HOUR)).toBeUndefined();
     // Dropped (as retention drops it): a process that looks for it answers by the whole pass.

@@ -248,7 +248,7 @@ describe('what a process knows of its parts', () => {
   });
 
   it('forgets a part when its time is up, and keeps a bounded number', () => {
-    const known = new StoredParts(2);
+    const known = new StoredParts({ maxEntries: 2 });
     known.found('a', true, 100);
     expect(known.stored('a', 99)).toBe(true);
     expect(known.stored('a', 100)).toBeUndefined();
