@@ -1,6 +1,8 @@
 /**
- * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--shape live|bulk] [--runs 20] [--reload]`): what
+ * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--shape live|bulk] [--runs 20] [--reload] [--import-only]`): what
  * a user waits for, on data shaped like production and loaded the way production loads it.
+ *
+ * `--import-only` stops after the import's figures.
  *
  * Starts the app in-process as `npm start` wires it (buildNodeRuntime + createApp, embedded
  * ClickHouse in `.bench-data/dashboard-<events>[-bulk]/`, the batching sink with its journal, Redis db 10),
@@ -8,7 +10,7 @@
  * project through `POST …/import` in 100,000-line NDJSON requests: 90 days up to the load time,
  * ~0.3 visitors per event (`--shape bulk`: ~14 events per visitor, as bench:rollups generates), 2,000 Zipf paths, 10 sources (~40 % direct), 30 countries, 10 % custom
  * events (5 % leave, 2 % vitals, the rest pageviews). Later runs reuse the directory (`--reload`
- * imports again into a fresh one). While timing, a trickle of live events (`--live-rate`, default
+ * imports again into a fresh one). Timing starts once the engine's merges are done. While timing, a trickle of live events (`--live-rate`, default
  * 20/s) arrives through `POST /api/event`, so no answer may come from data older than the last
  * flushed batch. Then: every dashboard report's p50/p95 at 30d and 90d, a whole dashboard (its 12
  * requests in parallel), 1, 5 and 20 dashboards at once, filtered and breakdown questions, and
@@ -36,6 +38,7 @@ import { createServices } from '../src/services.js';
 import { ProjectKeys, saveProject, type Project } from '../src/projects/store.js';
 import { hostCalibrationLine } from './bench-host.js';
 import { argValue } from './gen-events.js';
+import { waitForMerges } from './gen-live-events.js';
 import { intArg, ms, percentile, timeRuns, timeRunsWithCpu } from './bench-timing.js';
 import { seededRandom, zipf } from './seeded-random.js';
 
@@ -274,6 +277,8 @@ async function main() {
       console.log(`import: ${imported.toLocaleString('en')} events in ${meta.importSeconds.toFixed(1)} s of requests = ${Math.round(rate).toLocaleString('en')} events/s — ${verdict(rate, TARGETS.importPerSec, true)}; ${load()}`);
       console.log(`import CPU: ${(cpuInServer / (imported / 1000)).toFixed(1)} ms of process CPU (engine threads included) per 1,000 events, ${((cpuInServer / inServer) || 0).toFixed(2)} cores busy on average`);
     }
+    // `--import-only`: the import's figures alone (with `--reload`, a fresh import to compare schemas or builds).
+    if (process.argv.includes('--import-only')) return;
     const shape = await deps.clickhouse.query({
       query: `SELECT count() AS events, uniqExact(visitor_id) AS visitors, uniqExact(session_id) AS sessions, uniqExact(path) AS paths, countIf(kind = 'custom') AS custom, count(DISTINCT _part) AS parts
               FROM events WHERE project_id = {p:String}`,
@@ -282,6 +287,11 @@ async function main() {
     });
     const [s] = await shape.json<Record<string, string>>();
     console.log(`data: ${Number(s!.events).toLocaleString('en')} events, ${Number(s!.visitors).toLocaleString('en')} visitors (${(Number(s!.visitors) / Number(s!.events)).toFixed(2)}/event), ${Number(s!.sessions).toLocaleString('en')} sessions, ${s!.paths} paths, ${((100 * Number(s!.custom)) / Number(s!.events)).toFixed(1)} % custom, ${s!.parts} parts of events`);
+
+    // A fresh import leaves merges running for minutes (every rollup's parts too): timed beside them,
+    // the first table's reports showed p95s of 3-4x their p50 and a 10M stats p50 twice its traced one.
+    // Data imported long before a user looks has none, so the timing starts once they are done.
+    await waitForMerges(deps.clickhouse, (line) => console.log(line.trim()), 600_000, 'all');
 
     // The live trickle: tracker events for random visitors, recorded through the batcher (flushed every INGEST_FLUSH_MS).
     let liveSent = 0;

@@ -285,18 +285,24 @@ export async function generateLiveEvents(store: RowStore, scale: number, log: (l
   };
 }
 
-/** Waits until no merge runs (or `maxMs` passes), so timings do not share the cores with merges. */
-export async function waitForMerges(ch: ClickHouseClient, log: (line: string) => void, maxMs = 300_000): Promise<void> {
+/**
+ * Waits until no merge runs on `tables` (default: the raw events; 'all': every table, the
+ * rollups' too) or `maxMs` passes, so timings do not share the cores with merges.
+ */
+export async function waitForMerges(ch: ClickHouseClient, log: (line: string) => void, maxMs = 300_000, tables: 'events' | 'all' = 'events'): Promise<void> {
   const started = Date.now();
+  const where = tables === 'all' ? 'database = currentDatabase()' : "table = 'events'";
+  let seen = 0;
   for (;;) {
-    const rs = await ch.query({ query: "SELECT count() AS n FROM system.merges WHERE table = 'events'", format: 'JSONEachRow' });
+    const rs = await ch.query({ query: `SELECT count() AS n FROM system.merges WHERE ${where}`, format: 'JSONEachRow' });
     const [{ n }] = await rs.json<{ n: string | number }>();
+    seen = Math.max(seen, Number(n));
     if (Number(n) === 0 || Date.now() - started > maxMs) break;
     await new Promise((r) => setTimeout(r, 2000));
   }
   const parts = await ch.query({ query: "SELECT count() AS parts, sum(rows) AS rows FROM system.parts WHERE table = 'events' AND active", format: 'JSONEachRow' });
   const [p] = await parts.json<{ parts: string | number; rows: string | number }>();
-  log(`  events: ${p!.parts} active parts, ${Number(p!.rows).toLocaleString('en')} rows (after ${((Date.now() - started) / 1000).toFixed(0)} s of waiting for merges)`);
+  log(`  events: ${p!.parts} active parts, ${Number(p!.rows).toLocaleString('en')} rows (after ${((Date.now() - started) / 1000).toFixed(0)} s of waiting for merges${tables === 'all' ? ` of every table, at most ${seen} at once` : ''})`);
 }
 
 /**
