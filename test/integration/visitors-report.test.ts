@@ -3,6 +3,7 @@ import { fixedClock } from '../../src/adapters/clock.js';
 import { insertEvents, makeEvent, type GenEvent } from '../helpers/events-gen.js';
 import { callJson, chTime, csvLines, newProject, seededRandom } from '../helpers/report-fixtures.js';
 import { useHarness } from '../helpers/setup.js';
+import { LATEST_VISITORS_OF_SLICE_SQL, ONE_VISITOR_SQL, VISITORS_BY_ID_SQL } from '../../src/reports/sql/visitors.js';
 
 const NOW = Date.parse('2026-05-20T09:30:00Z');
 const DAY = 86_400_000;
@@ -211,6 +212,38 @@ describe('visitors', () => {
 });
 
 describe('visitors: every refusal', () => {
+  it('reads a visitor by id only from the granules the visitor index lets through', async () => {
+    // Three earlier days of 9,000 events each (two granules a day) by visitors 1–3,000 but 1,500, who
+    // comes only on the last day: the sort key (date, kind, visitor) picks a granule of every day for
+    // any id, the bloom filter of migration 0027 only those that hold it.
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
+    const others = [2, 3, 4].flatMap((day) =>
+      Array.from({ length: 9000 }, (_, i) => makeEvent({ ts: NOW - day * DAY + i * 1000, visitor: 1 + (i % 3000) + (i % 3000 >= 1499 ? 1 : 0) })),
+    );
+    await insertEvents(ctx.h.deps.rowStore, id, others);
+    await insertEvents(ctx.h.deps.rowStore, id, [makeEvent({ ts: NOW - 3_600_000, visitor: 1500 }), makeEvent({ ts: NOW - 60_000, visitor: 1500 })]);
+    const params = {
+      projectId: id, from: chTime(NOW - 30 * DAY), to: chTime(NOW + 1), readTo: chTime(NOW + 1),
+      sliceFrom: chTime(NOW - DAY), limit: 1, ids: ['1500'], visitorId: '1500',
+    };
+    /** The granules the visitor index keeps of those the key analysis before it kept. */
+    const throughIndex = async (sql: string) => {
+      const rs = await ctx.h.deps.clickhouse.query({ query: `EXPLAIN indexes = 1 ${sql}`, query_params: params, format: 'JSONEachRow' });
+      const lines = (await rs.json<{ explain: string }>()).map((r) => r.explain.trim());
+      const at = lines.indexOf('Name: visitor_bloom');
+      const granules = lines.slice(at).find((l) => l.startsWith('Granules:'));
+      return at < 0 || !granules ? null : granules.replace('Granules: ', '').split('/').map(Number);
+    };
+    for (const sql of [LATEST_VISITORS_OF_SLICE_SQL, VISITORS_BY_ID_SQL, ONE_VISITOR_SQL]) {
+      const [kept, before] = (await throughIndex(sql)) ?? [];
+      expect(before, sql).toBeGreaterThanOrEqual(4);
+      expect(kept, sql).toBe(1);
+    }
+    // And the list still reads right through it.
+    const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?period=30d&limit=2`, ctx.alice.readKey);
+    expect(res.body.data.map((v: { visitorId: string; pageviews: number }) => [v.visitorId, v.pageviews])).toEqual([['1500', 2], ['3001', 9]]);
+  });
+
   it('answers 400 for bad parameters and ids, 404 for unknown visitors and foreign projects, 401 without a key', async () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice);
     await insertEvents(ctx.h.deps.rowStore, id, [makeEvent({ ts: NOW - 60 * DAY, visitor: 3 })]);
