@@ -19,8 +19,6 @@ const MIN_PART_DAYS = 2;
  * visitor states rather than ranking them first (preRanked in src/reports/sql/window.ts).
  */
 const MERGED_WHOLE_MOST_VALUES = 200;
-/** How long a part found missing after a store (its token was seen before: a part dropped by retention) is not looked for again. */
-const MISSING_RECHECK_MS = HOUR_MS;
 
 /**
  * Runs a rollup read (`sql` over periodRollupRows, `params` from sourceParams) with the closed days
@@ -97,5 +95,5 @@ async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryPar
     found = await lookUp();
   }
   if (found.n > 0) deps.storedParts!.markerFound(storeKey, `${family}_parts`, found.created, found.value_rows);
-  else deps.storedParts!.found(storeKey, false, deps.clock.now() + MISSING_RECHECK_MS);
+  else deps.storedParts!.missing(storeKey, deps.clock.now());
 }

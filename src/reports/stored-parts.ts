@@ -5,6 +5,11 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** Taken off a part's lifetime: ClickHouse stamps `created` by its own clock. */
 const CLOCK_MARGIN_MS = HOUR_MS;
+/** How long a part found missing after a store (its token was seen before: a part dropped by retention) is not looked for again. */
+const MISSING_RECHECK_MS = HOUR_MS;
+
+/** What is known of a part: stored or found missing, until when, and its value count when read. */
+type Known = { stored: boolean; until: number; values?: number };
 
 /**
  * The cached parts this process knows to be stored — closed days of a rollup family
@@ -15,7 +20,7 @@ const CLOCK_MARGIN_MS = HOUR_MS;
  * a small site (README "Closed days of a period", "Visits of closed hours").
  */
 export class StoredParts {
-  private readonly known: BoundedMap<string, { stored: boolean; until: number; values?: number }>;
+  private readonly known: BoundedMap<string, Known>;
   private readonly retentionDays: number;
 
   /** `retentionDays`: the configured RETENTION_DAYS (a table's parts are kept no longer than it, src/adapters/migrate.ts). */
@@ -26,20 +31,23 @@ export class StoredParts {
 
   /** Whether the part is known stored at `now`; undefined when it should be looked for. */
   stored(key: string, now: number): boolean | undefined {
-    const entry = this.known.get(key);
-    if (entry && entry.until > now) return entry.stored;
-    this.known.delete(key);
-    return undefined;
+    return this.live(key, now)?.stored;
   }
 
   /** How many values (rows besides its marker) a part known stored at `now` holds, when that was read with it. */
   valuesOf(key: string, now: number): number | undefined {
-    return this.stored(key, now) ? this.known.get(key)!.values : undefined;
+    const entry = this.live(key, now);
+    return entry?.stored ? entry.values : undefined;
   }
 
   /** What was found of the part, true until `until`, and how many values it holds. */
   found(key: string, stored: boolean, until: number, values?: number): void {
     this.known.set(key, values === undefined ? { stored, until } : { stored, until, values });
+  }
+
+  /** The part was not found after a store: it is not looked for again for a while. */
+  missing(key: string, now: number): void {
+    this.found(key, false, now + MISSING_RECHECK_MS);
   }
 
   /**
@@ -50,6 +58,14 @@ export class StoredParts {
   markerFound(key: string, table: string, createdSec: number, values?: number): void {
     const keepMs = Math.min(keepDaysOf(table), this.retentionDays) * DAY_MS;
     this.found(key, true, createdSec * 1000 + keepMs - CLOCK_MARGIN_MS, values);
+  }
+
+  /** What is known of the part at `now`; an entry whose time is up is dropped. */
+  private live(key: string, now: number): Known | undefined {
+    const entry = this.known.get(key);
+    if (entry && entry.until > now) return entry;
+    this.known.delete(key);
+    return undefined;
   }
 }
 
