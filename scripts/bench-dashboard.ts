@@ -357,22 +357,23 @@ async function main() {
       });
       await deps.sink.flush();
     };
+    /** Milliseconds of `n` calls of `fn`, each after a flushed batch and `pauseMs` (neither timed). */
+    const timedAfterBatches = async (n: number, fn: () => Promise<unknown>, pauseMs = 0) => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) {
+        await newBatch();
+        if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+        out.push(await time(fn));
+      }
+      return out;
+    };
     /**
-     * `runs` asks of `path` computed, each the first since a flushed batch (not timed), a moment
-     * after it (AFTER_BATCH_MS: the merges an insert starts are done by then, as they are when a
-     * viewer comes at a random moment): what the next viewer of a live site meets on a miss, where
-     * no engine cache remembers the rows of the ask before.
+     * `runs` asks of `path` computed, each the first since a flushed batch, a moment after it
+     * (AFTER_BATCH_MS: the merges an insert starts are done by then, as they are when a viewer
+     * comes at a random moment): what the next viewer of a live site meets on a miss, where no
+     * engine cache remembers the rows of the ask before.
      */
-    const computedAfterBatches = (path: string) =>
-      quietly(async () => {
-        const out: number[] = [];
-        for (let i = 0; i < runs; i++) {
-          await newBatch();
-          await new Promise((r) => setTimeout(r, AFTER_BATCH_MS));
-          out.push(await time(() => call(path, computedApp)));
-        }
-        return out;
-      });
+    const computedAfterBatches = (path: string) => quietly(() => timedAfterBatches(runs, () => call(path, computedApp), AFTER_BATCH_MS));
     const cacheUse = (before: { computed: number; reused: number }) => {
       const computed = answers.counts.computed - before.computed;
       const reused = answers.counts.reused - before.reused;
@@ -411,11 +412,7 @@ async function main() {
       const served = await timeRuns(runs, () => dashboard(period), settle);
       const use = cacheUse(before);
       // The first dashboard after a flushed batch of the project: every answer computed again.
-      const fresh: number[] = [];
-      for (let i = 0; i < Math.max(5, Math.round(runs / 2)); i++) {
-        await newBatch();
-        fresh.push(await time(() => dashboard(period)));
-      }
+      const fresh = await timedAfterBatches(Math.max(5, Math.round(runs / 2)), () => dashboard(period));
       // A viewer opening the dashboard at a random moment of the live trickle's flush cycle: served
       // when the answers asked lately were already computed again after the last flush (ANSWER_REFRESH_MIN).
       const anyMoment: number[] = [];
