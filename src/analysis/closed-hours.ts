@@ -8,8 +8,8 @@ import { SESSION_IDLE_MS } from '../ingest/enrich/session.js';
 import { hashToUInt64 } from '../ingest/enrich/visitor.js';
 import { closedHoursEnd } from '../adapters/versioned-row-store.js';
 import { Binder } from './binder.js';
-import { FLOORLESS_MARK_SQL, MEASURED_FLOOR_PARAM, OPEN_FLOOR_SQL, type PlanInput } from './plan.js';
-import { openFloorKey } from './open-floors.js';
+import { MEASURED_FLOOR_PARAM, openSessionsOf, type PlanInput } from './plan.js';
+import { openFloorKey, windowFloorKey } from './open-floors.js';
 import { fillPartSql, PART_EXISTS_SQL, partsCanAnswer, readPartsSql } from './plan-parts.js';
 
 /**
@@ -17,6 +17,7 @@ import { fillPartSql, PART_EXISTS_SQL, partsCanAnswer, readPartsSql } from './pl
  * behind by less stamps its last rows of the old hour before the cut, or moves the closed-hours version.
  */
 const CLOCK_SKEW_MS = 60_000;
+const HOUR_MS = 3_600_000;
 
 type ReadDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background' | 'openFloors' | 'storedParts'>;
 
@@ -42,7 +43,7 @@ export async function pinClosedHours<D extends ReadDeps>(deps: D, projectId: str
 export const closedHoursCutAt = (now: number): number => closedHoursEnd(now - CLOCK_SKEW_MS);
 
 /** The part that can hold a period's visits, from one reading of the clock (see partsOf). */
-type Parts = { kind: 'closed'; cut: number } | { kind: 'ended' };
+type Parts = { kind: 'closed'; cut: number } | { kind: 'window'; cut: number; openTo: number } | { kind: 'ended' };
 
 /**
  * The part that can hold `period`'s visits, from one reading of the clock:
@@ -51,16 +52,24 @@ type Parts = { kind: 'closed'; cut: number } | { kind: 'ended' };
  * - `ended`, every visit, when it ended before the closed hours do (a past custom range, a
  *   comparison), as its visits are final until the closed-hours version moves (an event before its
  *   end is stamped before the hour of whoever writes it);
+ * - `window`, for a range whose end follows the clock (the comparison of a period ending now) and
+ *   lies in an hour before the closed hours end: cut at the start of that hour, its open sessions
+ *   those with an event in the window [openFrom, openTo) around it, openTo the hour's end. Its
+ *   end moves within the hour, the part (keyed by the hour) stays, and the window holds every
+ *   event of the range after openFrom. Its visits are final until the closed-hours version moves,
+ *   as an `ended` range's are;
  * - none for `24h`, which starts at a new instant at every request, nor for a range whose end
- *   follows the clock (the comparison of a period ending now): a part keyed by its end would be
- *   summed after every answer and never read.
+ *   follows the clock within the last hours.
  */
 function partsOf(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod): Parts | null {
   if (period.key === '24h') return null;
   const now = deps.clock.now();
   const cut = closedHoursCutAt(now);
   if (period.to >= now - ENDED_BEFORE_NOW_MS && period.from < cut) return { kind: 'closed', cut };
-  return period.to <= cut && !period.endFollowsClock ? { kind: 'ended' } : null;
+  if (!period.endFollowsClock) return period.to <= cut ? { kind: 'ended' } : null;
+  const windowCut = closedHoursEnd(period.now);
+  const openTo = windowCut + HOUR_MS;
+  return openTo <= cut && period.from < windowCut ? { kind: 'window', cut: windowCut, openTo } : null;
 }
 
 /**
@@ -80,13 +89,14 @@ export function closedHoursCut(deps: Pick<Deps, 'clock'>, period: ResolvedPeriod
 export const openFrom = (cut: number): number => cut - SESSION_IDLE_MS;
 
 /**
- * What reads of the open sessions bind beside the period's window (plan.ts): `openFrom`, and
+ * What reads of the open sessions bind beside the period's window (plan.ts): `openFrom`,
  * `floorlessFrom`, the floorless mark (1970 when not measured, so the open sessions of an import
- * are read from the period's start).
+ * are read from the period's start), and `openTo` when the open sessions' window ends (partsOf `window`).
  */
-export const openParams = (cut: number, floorlessFrom: number | null): QueryParams => ({
+export const openParams = (cut: number, floorlessFrom: number | null, openTo?: number): QueryParams => ({
   openFrom: toClickHouseDateTime64(openFrom(cut)),
   floorlessFrom: toClickHouseDateTime64(floorlessFrom ?? 0),
+  ...(openTo === undefined ? {} : { openTo: toClickHouseDateTime64(openTo) }),
 });
 
 /**
@@ -94,8 +104,10 @@ export const openParams = (cut: number, floorlessFrom: number | null): QueryPara
  * (partsOf), read from parts: the closed visits (no event since openFrom) summed once per
  * group of the question's dimensions, for its filters, period start, cut and closed-hours version
  * (visit_parts; a write that may hold rows before the cut moves the version, so such a part is
- * summed again), and on each read the open sessions grouped by session. A range that ended before
- * the cut (partsOf) is read from a part of all its visits, keyed by its start and end.
+ * summed again), and on each read the open sessions grouped by session. A compared range whose end
+ * follows the clock is read the same way around the hour it ends in, its open sessions those of a
+ * window that ends with that hour (partsOf `window`). A range that ended before the cut (partsOf)
+ * is read from a part of all its visits, keyed by its start and end.
  * `wholePass` answers what parts cannot: other questions, a closed-hours version that cannot be
  * read (Redis down), and a part not summed yet when `deps.background` can sum it after the answer
  * (the first ask of a question costs no more than before; without it the part is summed first).
@@ -112,19 +124,24 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const shape = JSON.stringify([q.dimensions, q.filters, q.period.bucketTimeZone]);
   const question = `${hashToUInt64(shape)}.${shape.length}`;
   const params = q.periodParams ?? rawParams(deps, q.projectId, q.period);
-  const floorKey = parts.kind === 'closed' ? openFloorKey(q.projectId, version, parts.cut, closedHours.floorlessFrom) : null;
+  // The floorless mark kept with the versions is the current window's; a compared window's floor is measured with its own (measureOpenFloor).
+  const floorlessFrom = parts.kind === 'closed' ? closedHours.floorlessFrom : null;
+  const floorKey =
+    parts.kind === 'closed' ? openFloorKey(q.projectId, version, parts.cut, floorlessFrom) : parts.kind === 'window' ? windowFloorKey(q.projectId, version, parts.cut) : null;
   const floor = floorKey === null ? undefined : deps.openFloors?.get(floorKey);
   const binder = new Binder(
-    parts.kind === 'closed'
-      ? {
+    parts.kind === 'ended'
+      ? { ...params, partKey: `${question}:${q.period.from}-${q.period.to}-${version}` }
+      : {
           ...params,
-          ...openParams(parts.cut, closedHours.floorlessFrom),
+          ...openParams(parts.cut, floorlessFrom, parts.kind === 'window' ? parts.openTo : undefined),
           ...(floor === undefined ? {} : { [MEASURED_FLOOR_PARAM]: toClickHouseDateTime64(floor) }),
-          partKey: `${question}:${q.period.from}-${parts.cut}-${version}`,
-        }
-      : { ...params, partKey: `${question}:${q.period.from}-${q.period.to}-${version}` },
+          // A window's part holds other sessions than a closed one of the same start and cut would: `w` keeps their keys apart.
+          partKey: `${question}:${parts.kind === 'window' ? 'w' : ''}${q.period.from}-${parts.cut}-${version}`,
+        },
   );
-  const sql = readPartsSql(q, binder, parts.kind);
+  const form = parts.kind === 'ended' ? 'ended' : 'closed';
+  const sql = readPartsSql(q, binder, form);
   // A part this process saw stored is read alone; any other is looked for beside the read.
   const storeKey = storedPartKey(q.projectId, 'visit_parts', String(binder.params.partKey));
   const known = deps.storedParts?.stored(storeKey, deps.clock.now()) === true;
@@ -132,7 +149,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const rows = queryJson(deps, sql, binder.params);
   // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
   rows.catch(() => {});
-  if (parts.kind === 'closed' && closedHours.floorlessFrom === null && deps.background) markFloorless(deps, q.projectId, version, binder.params, rows);
+  if (parts.kind === 'closed' && floorlessFrom === null && deps.background) markFloorless(deps, q.projectId, version, binder.params, rows);
   if (floorKey !== null && floor === undefined && deps.background) measureOpenFloor(deps, floorKey, binder.params, rows);
   if (!exists) return rows;
   // Both go as one statement on the embedded engine.
@@ -142,7 +159,7 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
     return rows;
   }
   // A part of closed visits reads its events up to openFrom.
-  const fill = () => fillPart(deps, fillPartSql(q, binder, parts.kind), parts.kind === 'closed' ? { ...binder.params, readTo: binder.params.openFrom! } : binder.params);
+  const fill = () => fillPart(deps, fillPartSql(q, binder, form), form === 'closed' ? { ...binder.params, readTo: binder.params.openFrom! } : binder.params);
   if (deps.background) {
     const answer = wholePass();
     // After the answer; one fill per part at a time.
@@ -165,17 +182,24 @@ const partToken = (params: QueryParams) => `visit-parts:${String(params.projectI
 const fillPart = (deps: ReadDeps, sql: string, params: QueryParams): Promise<void> => insertPartOnce(deps, sql, params, partToken(params));
 
 /**
- * Measures the open sessions' floor under `key` (openFloorKey, whose version was read before it:
- * a write that lands meanwhile moves the version, so the floor is never taken for a later one) and
- * keeps it in the process's OpenFloors, in the background after `after`, once per key at a time.
+ * Measures the open sessions' floor under `key` (openFloorKey or windowFloorKey, whose version was
+ * read before it: a write that lands meanwhile moves the version, so the floor is never taken for
+ * a later one) and keeps it in the process's OpenFloors, in the background after `after`, once
+ * per key at a time. A compared window (`openTo` bound) measures its own floorless mark first.
  */
 function measureOpenFloor(deps: ReadDeps, key: string, params: QueryParams, after: Promise<unknown>): void {
   const floors = deps.openFloors;
   if (!floors) return;
-  const { projectId, openFrom, floorlessFrom } = params;
+  const open = openSessionsOf(params);
+  const { projectId, openFrom, openTo } = params;
+  const window = { projectId, openFrom, ...(openTo === undefined ? {} : { openTo }) };
   deps.background!.run(
     `open-floor:${key}`,
-    async () => floors.set(key, (await queryOne(deps, OPEN_FLOOR_SQL, { projectId, openFrom, floorlessFrom }, { floor: 'number' })).floor),
+    async () => {
+      const floorlessFrom =
+        openTo === undefined ? params.floorlessFrom : toClickHouseDateTime64((await queryOne(deps, open.floorlessMarkSql, window, { from: 'number' })).from);
+      floors.set(key, (await queryOne(deps, open.floorSql, { ...window, floorlessFrom }, { floor: 'number' })).floor);
+    },
     after,
   );
 }
@@ -190,7 +214,7 @@ function markFloorless(deps: ReadDeps, projectId: string, version: string, param
   deps.background!.run(
     `floorless:${projectId}:${version}`,
     async () => {
-      const { from } = await queryOne(deps, FLOORLESS_MARK_SQL, { projectId, openFrom: params.openFrom! }, { from: 'number' });
+      const { from } = await queryOne(deps, openSessionsOf(params).floorlessMarkSql, { projectId, openFrom: params.openFrom! }, { from: 'number' });
       await deps.dataVersions?.markFloorless(projectId, version, from);
     },
     after,

@@ -21,3 +21,10 @@ export class OpenFloors extends BoundedMap<string, number> {
 /** What a measured floor holds for: the project, its closed-hours version, the cut and the floorless mark (null: not measured). */
 export const openFloorKey = (projectId: string, version: string, cut: number, floorlessFrom: number | null): string =>
   `${projectId}:${version}:${cut}:${floorlessFrom ?? ''}`;
+
+/**
+ * What the floor of a compared range's window of open sessions (closed-hours.ts partsOf `window`)
+ * holds for: the project, its closed-hours version and the window's cut. Its events are all before
+ * the closed hours end, so it holds while the version does.
+ */
+export const windowFloorKey = (projectId: string, version: string, cut: number): string => `${projectId}:${version}:${cut}:window`;

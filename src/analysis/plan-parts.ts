@@ -1,6 +1,6 @@
 import type { Binder } from './binder.js';
 import type { Dimension } from './question.js';
-import { OPEN_EVENT_COUNT, orderAlias, PART_SUMS, planSums, type PlanInput, type PlanMetric } from './plan.js';
+import { openSessionsOf, orderAlias, PART_SUMS, planSums, type PlanInput, type PlanMetric } from './plan.js';
 
 /*
  * Questions over visits answered in two parts (README "Visits of closed hours"): the closed visits
@@ -83,7 +83,7 @@ export const rankedByVisitors = (q: PlanInput): boolean =>
  * each row's finalized count, `visitors_n`, in the sort key). Let T be the `offset + limit`-th
  * largest count among the rows the read keeps (some visits, every value non-empty): with the open
  * visits merged in, those rows count at least T. Another row counts at most its stored count
- * plus its open visitors, which are no more than the events since openFrom (OPEN_EVENT_COUNT;
+ * plus its open visitors, which are no more than the events since openFrom (openSessionsOf's eventCount;
  * none for a part of every visit). So a row below T less that bound cannot reach the page, and
  * its open visitors alone, a row of the union, count less than T too. A 4 % margin (and 16)
  * covers the estimator: uniqCombined's error is about 1 %, and an estimate of a union need not
@@ -94,7 +94,7 @@ export function mayReachPage(q: PlanInput, binder: Binder, kind: PartKind): stri
   const reach = binder.bind(q.offset + q.limit, 'UInt64');
   const kept = ['sessions > 0', ...q.dimensions.map((_, i) => `${VALUE_COLUMNS[i]} != ''`)].join(' AND ');
   const lastOnPage = `(SELECT if(count() = ${reach}, min(n), 0) FROM (SELECT visitors_n AS n FROM visit_parts WHERE ${PART_ROWS} AND ${kept} ORDER BY n DESC LIMIT ${reach}))`;
-  const openVisitors = kind === 'closed' ? OPEN_EVENT_COUNT : '0';
+  const openVisitors = kind === 'closed' ? openSessionsOf(binder.params).eventCount : '0';
   return `visitors_n >= greatest(toInt64(intDiv(${lastOnPage} * 24, 25)) - toInt64(${openVisitors}) - 16, 0)`;
 }
 

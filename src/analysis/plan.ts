@@ -50,61 +50,32 @@ const CUSTOM = "kind IN ('custom', 'transaction')";
  * that visit_parts keeps (README "Visits of closed hours"): over the **closed** visits, those of
  * sessions with no event since `openFrom` (the cut less the session idle time: no later event can
  * join them), read up to `readTo` bound to openFrom (`closed`); over the **open** ones, the
- * sessions with an event since openFrom, each whole visit once (`open`; both bind `{openFrom}`);
- * or over every visit of a range that ended before the cut (`ended`).
+ * sessions with an event since openFrom, each whole visit once (`open`; both bind `{openFrom}`,
+ * and `{openTo}` when the window of open sessions ends: openSessionsOf); or over every visit of a
+ * range that ended before the cut (`ended`).
  */
 export type PlanForm = 'answer' | 'closed' | 'open' | 'ended';
 const OPEN_FROM = "{openFrom:DateTime64(3, 'UTC')}";
-const VISIT_KINDS = "kind IN ('pageview', 'custom', 'transaction', 'leave')";
 /**
- * The events that open a session: any since openFrom (a vitals event keeps a session going as
- * much as a pageview: every tracked event passes the session script), with no upper bound, so that
- * the fill and every later read agree on which sessions are open.
+ * The end of the open sessions' window when it has one (closed-hours.ts `openTo`): a compared
+ * range whose end follows the clock, long closed, whose open sessions are those with an event in
+ * [openFrom, openTo) rather than any since openFrom (every session since, 30 days of them).
  */
-const OPEN_EVENTS = `FROM events WHERE project_id = {projectId:String} AND ${eventsFrom(OPEN_FROM)}`;
-const CLOSED_SESSIONS = `session_id NOT IN (SELECT session_id ${OPEN_EVENTS})`;
+const OPEN_TO = "{openTo:DateTime64(3, 'UTC')}";
+/** Events before openTo: the date bound too, as the key analysis does not derive it from `ts` (README "Bounds on `ts` alone do not skip days"). */
+const BEFORE_OPEN_TO = `toDate(ts) <= toDate(${OPEN_TO}) AND ts < ${OPEN_TO}`;
+const VISIT_KINDS = "kind IN ('pageview', 'custom', 'transaction', 'leave')";
 /**
  * The floorless mark (data-version.ts ClosedHours), bound as `floorlessFrom`: no event of an open
  * session whose events carry no session_floor (0: an import) is older; 0 (1970) when not measured.
  */
 const FLOORLESS_FROM = "{floorlessFrom:DateTime64(3, 'UTC')}";
 /**
- * The events since openFrom, summed once per statement (the engine computes a scalar subquery
- * once for all its equal copies): the smallest floor among them, an event's session_floor or the
- * floorless mark for one without (OPEN_FLOOR; openFrom itself when there are none, as `min` of no
- * rows is 0, which would send the read over the whole period for no session) and how many there
- * are (OPEN_EVENT_COUNT).
- */
-const OPEN_SUMMARY = `(SELECT tuple(if(count() = 0, ${OPEN_FROM}, min(if(session_floor = 0, ${FLOORLESS_FROM}, toDateTime64(session_floor, 3, 'UTC')))), count()) ${OPEN_EVENTS})`;
-/**
- * No event of an open session is older than its floor, so their events lie after the smallest: a
- * constant by the time the events are read, so the key analysis (eventsFrom) skips the days
- * before it instead of probing every event of the period. DateTime64, as RAW_WINDOW binds its bounds.
- */
-const OPEN_FLOOR = `tupleElement(${OPEN_SUMMARY}, 1)`;
-/**
- * OPEN_FLOOR measured on its own, for later reads (closed-hours.ts keeps it per project, version and
- * cut: OpenFloors), epoch ms, and never after openFrom: a session begun after the measurement may be
- * stamped before the sessions measured (writes land out of order), but its floor not before openFrom
- * (open-floors.ts).
- */
-export const OPEN_FLOOR_SQL = `SELECT toUnixTimestamp64Milli(least(${OPEN_FLOOR}, ${OPEN_FROM})) AS floor`;
-/**
- * The parameter a read of the open visits takes OPEN_FLOOR from when the binder holds it (a floor
+ * The parameter a read of the open visits takes its floor from when the binder holds it (a floor
  * measured before at the same version and cut): a bound value costs the statement nothing, while
  * the scalar subquery runs alone before the rest of it (the open visits at 30d, 1M events: ~30 → ~20 ms).
  */
 export const MEASURED_FLOOR_PARAM = 'openFloor';
-const FLOORLESS_OPEN_EVENTS = `${OPEN_EVENTS} AND session_floor = 0`;
-/**
- * The floorless mark measured now (epoch ms, as `from`): the earliest event of any session with
- * an event since openFrom that carries no session_floor, or openFrom when there is none. Such
- * events come only from writes that move the closed-hours version, so it holds until it moves.
- * The count before the set is a constant by the time events are read: with no such event (most
- * hours of most sites) no granule is read (at 10M events: 35 → 9 ms; 78 → 88 ms with some).
- */
-export const FLOORLESS_MARK_SQL = `SELECT toUnixTimestamp64Milli(if(count() = 0, ${OPEN_FROM}, min(ts))) AS from
-FROM events WHERE project_id = {projectId:String} AND (SELECT count() ${FLOORLESS_OPEN_EVENTS}) > 0 AND session_id IN (SELECT session_id ${FLOORLESS_OPEN_EVENTS})`;
 /**
  * Where a visit pass reads its events: a FROM clause with its own WHERE or PREWHERE, and a HAVING
  * over each session's events.
@@ -115,27 +86,82 @@ interface EventsRead {
 }
 const eventsWhere = (where: string): EventsRead => ({ from: `events WHERE ${where}` });
 
-/**
- * The open sessions' events: those of the period from the open floor on, in sessions with an
- * event since openFrom (of any kind, with no upper bound, as OPEN_EVENTS), told by their own
- * events rather than by a set of OPEN_EVENTS' sessions, which read the events since openFrom a
- * second time (the open visits at 30d: 21.9 → 18.7 ms at 1M events, 28.2 → 24.2 at 10M). Events
- * after `readTo` (stored after now) keep their session open but count for nothing: their kind
- * reads as `vitals`, which no visit column counts (each one is conditional on the kind).
- */
-const openRead = (floor: string): EventsRead => ({
-  // Named once in WITH: written twice in PREWHERE (eventsFrom), the engine analysed the subquery again (~1.5 ms a read).
-  from: `(WITH ${floor} AS open_floor SELECT * REPLACE (if(${BEFORE_READ_TO}, kind, 'vitals') AS kind) FROM events PREWHERE ${eventsFrom('open_floor')} AND ${RAW_FROM})`,
-  having: `max(ts) >= ${OPEN_FROM}`,
-});
-const OPEN_READ = openRead(OPEN_FLOOR);
-const MEASURED_OPEN_READ = openRead(`{${MEASURED_FLOOR_PARAM}:DateTime64(3, 'UTC')}`);
+/** The SQL of the open sessions (PlanForm `open`) and of what tells them from the closed ones, for one kind of window. */
+export interface OpenSessionsSql {
+  /** The sessions of a part of closed visits: none of their events in the window. */
+  closedSessions: string;
+  /** The open sessions' events (the measured floor's form when the binder holds one, MEASURED_FLOOR_PARAM). */
+  read: (measured: boolean) => EventsRead;
+  /** How many events the window holds: no group has more open visitors (plan-parts.ts ranks stored rows with it). */
+  eventCount: string;
+  /**
+   * The open sessions' floor measured on its own, for later reads (closed-hours.ts keeps it:
+   * OpenFloors), epoch ms, never after openFrom: a session begun after the measurement may be
+   * stamped before the sessions measured (writes land out of order), but its floor not before
+   * openFrom (open-floors.ts).
+   */
+  floorSql: string;
+  /**
+   * The floorless mark measured now (epoch ms, as `from`): the earliest event of any session with
+   * an event in the window that carries no session_floor, or openFrom when there is none. Such
+   * events come only from writes that move the closed-hours version, so it holds until it moves.
+   * The count before the set is a constant by the time events are read: with no such event (most
+   * hours of most sites) no granule is read (at 10M events: 35 → 9 ms; 78 → 88 ms with some).
+   */
+  floorlessMarkSql: string;
+}
 
-/**
- * How many events there are since openFrom: no group has more open visitors, as every open
- * session has one of them (plan-parts.ts ranks stored rows with it).
- */
-export const OPEN_EVENT_COUNT = `tupleElement(${OPEN_SUMMARY}, 2)`;
+function openSessionsSql(bounded: boolean): OpenSessionsSql {
+  /**
+   * The events that open a session: any in the window (a vitals event keeps a session going as
+   * much as a pageview: every tracked event passes the session script); a period ending now has no
+   * upper bound, so that the fill and every later read agree on which sessions are open.
+   */
+  const events = `FROM events WHERE project_id = {projectId:String} AND ${eventsFrom(OPEN_FROM)}${bounded ? ` AND ${BEFORE_OPEN_TO}` : ''}`;
+  /**
+   * The window's events, summed once per statement (the engine computes a scalar subquery once
+   * for all its equal copies): the smallest floor among them, an event's session_floor or the
+   * floorless mark for one without (openFrom itself when there are none, as `min` of no rows is 0,
+   * which would send the read over the whole period for no session) and how many there are.
+   */
+  const summary = `(SELECT tuple(if(count() = 0, ${OPEN_FROM}, min(if(session_floor = 0, ${FLOORLESS_FROM}, toDateTime64(session_floor, 3, 'UTC')))), count()) ${events})`;
+  /**
+   * No event of an open session is older than its floor, so their events lie after the smallest: a
+   * constant by the time the events are read, so the key analysis (eventsFrom) skips the days
+   * before it instead of probing every event of the period. DateTime64, as RAW_WINDOW binds its bounds.
+   */
+  const floor = `tupleElement(${summary}, 1)`;
+  const floorless = `${events} AND session_floor = 0`;
+  /**
+   * The open sessions' events: those of the period from the open floor on (below openTo too, when
+   * bounded), in sessions with an event in the window, told by their own events rather than by a
+   * set of the window's sessions, which read those events a second time (the open visits at 30d:
+   * 21.9 → 18.7 ms at 1M events, 28.2 → 24.2 at 10M). Events after `readTo` (stored after now, or
+   * after a compared range's end) keep their session open but count for nothing: their kind reads
+   * as `vitals`, which no visit column counts (each one is conditional on the kind).
+   */
+  const read = (from: string): EventsRead => ({
+    // Named once in WITH: written twice in PREWHERE (eventsFrom), the engine analysed the subquery again (~1.5 ms a read).
+    from: `(WITH ${from} AS open_floor SELECT * REPLACE (if(${BEFORE_READ_TO}, kind, 'vitals') AS kind) FROM events PREWHERE ${eventsFrom('open_floor')} AND ${RAW_FROM}${bounded ? ` AND ${BEFORE_OPEN_TO}` : ''})`,
+    having: `max(ts) >= ${OPEN_FROM}`,
+  });
+  const unmeasured = read(floor);
+  const measured = read(`{${MEASURED_FLOOR_PARAM}:DateTime64(3, 'UTC')}`);
+  return {
+    closedSessions: `session_id NOT IN (SELECT session_id ${events})`,
+    read: (isMeasured) => (isMeasured ? measured : unmeasured),
+    eventCount: `tupleElement(${summary}, 2)`,
+    floorSql: `SELECT toUnixTimestamp64Milli(least(${floor}, ${OPEN_FROM})) AS floor`,
+    floorlessMarkSql: `SELECT toUnixTimestamp64Milli(if(count() = 0, ${OPEN_FROM}, min(ts))) AS from
+FROM events WHERE project_id = {projectId:String} AND (SELECT count() ${floorless}) > 0 AND session_id IN (SELECT session_id ${floorless})`,
+  };
+}
+
+const SINCE_OPEN_FROM = openSessionsSql(false);
+const WITHIN_OPEN_WINDOW = openSessionsSql(true);
+
+/** The open sessions' SQL for a read binding `params`: those with an event since openFrom, or in [openFrom, openTo) when it binds openTo. */
+export const openSessionsOf = (params: QueryParams): OpenSessionsSql => (params.openTo === undefined ? SINCE_OPEN_FROM : WITHIN_OPEN_WINDOW);
 
 /**
  * The sums kept per group (visit_parts' columns, in this order, each selected as `s_<name>`):
@@ -346,16 +372,15 @@ function buildPlan(q: PlanInput, binder: Binder, form: PlanForm): string {
   const metrics = sums ? sumColumns() : q.metrics.map((m) => `${METRIC_SQL[m]} AS ${m}`);
   const needsVisitTotals = sums || q.metrics.some((m) => VISIT_METRICS.includes(m));
   // Visits come only from sessions that can pass the filters (every branch below keeps only visits holding a kept event);
-  // open sums read only the open sessions, fewer than any filter leaves: the events from their floor on (OPEN_READ; the measured floor when the binder holds one).
+  // open sums read only the open sessions, fewer than any filter leaves: the events from their floor on (openSessionsOf; the measured floor when the binder holds one).
+  const openSessions = openSessionsOf(binder.params);
   const read = open
-    ? binder.params[MEASURED_FLOOR_PARAM] === undefined
-      ? OPEN_READ
-      : MEASURED_OPEN_READ
+    ? openSessions.read(binder.params[MEASURED_FLOOR_PARAM] !== undefined)
     : eventsWhere(
         and([
           visitEvents(sums || q.metrics.includes('avgDurationSeconds')),
           ...candidateSessions(q.filters, binder, eventFilters.length ? and(eventFilters) : null),
-          ...(form === 'closed' ? [CLOSED_SESSIONS] : []),
+          ...(form === 'closed' ? [openSessions.closedSessions] : []),
         ]),
       );
   const attributes = visitAttributeColumns(visitDims);

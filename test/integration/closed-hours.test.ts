@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { Binder } from '../../src/analysis/binder.js';
 import { MEASURED_FLOOR_PARAM, VISIT_SUMS, type PlanInput } from '../../src/analysis/plan.js';
-import { openFloorKey } from '../../src/analysis/open-floors.js';
+import { openFloorKey, windowFloorKey } from '../../src/analysis/open-floors.js';
 import { withQuery } from '../../src/adapters/clickhouse.js';
 import { mayReachPage, PART_EXISTS_SQL, PART_ROWS, rankedByVisitors, readPartsSql } from '../../src/analysis/plan-parts.js';
 import { StoredParts, storedPartKey } from '../../src/reports/stored-parts.js';
@@ -206,22 +206,123 @@ describe('visits of closed hours kept apart', () => {
     expect((await rs.json<{ table: string }>()).map((r) => r.table)).toEqual(['visit_parts']);
   }, 300_000);
 
-  it('a comparison of a period ending now, whose end moves with the clock, is answered by the whole pass and stores no part; one ending at a day’s end does', async () => {
-    const projectId = unique('cdv-compare');
-    await insertEvents(h.deps.rowStore, projectId, [
-      makeEvent({ ts: NOW - 40 * DAY, visitor: 1, referrerSource: 'google.com' }),
-      makeEvent({ ts: NOW - 40 * DAY + 5000, visitor: 1, path: '/pricing' }),
-      makeEvent({ ts: NOW - 35 * DAY, visitor: 2 }),
-    ]);
-    const previous = comparePeriod(resolvePeriod('30d', 'UTC', NOW), 'previous_period');
-    expect(previous.endFollowsClock).toBe(true);
-    const asked = shape(await sinceCut(projectId, previous));
-    expect(asked).toEqual(shape(await wholePass(projectId, previous)));
-    expect(asked.map((r) => r.source)).toEqual(['google.com', '(direct)']);
-    expect(await storedParts(projectId)).toEqual([]);
-    const pastWeek = comparePeriod(resolveCustomRange('2026-02-01', '2026-02-07', 'UTC', NOW), 'previous_period');
-    expect(shape(await sinceCut(projectId, pastWeek))).toEqual(shape(await wholePass(projectId, pastWeek)));
-    expect(await storedParts(projectId)).toHaveLength(1);
+  describe('a comparison of a period ending now, whose end moves with the clock', () => {
+    /** The previous 30 days of the 30 days up to `now`: it ends 30 days before now, at now's clock time. */
+    const previousAt = (now: number) => comparePeriod(resolvePeriod('30d', 'UTC', now), 'previous_period');
+    const previous = previousAt(NOW);
+    /** The window of open sessions around the hour the comparison ends in: its cut less the idle time, to the hour's end. */
+    const windowCut = Math.floor(previous.now / HOUR) * HOUR;
+    const windowFrom = windowCut - 30 * MINUTE;
+    const windowTo = windowCut + HOUR;
+    const at = (now: number) => ({ ...h.deps, clock: fixedClock(now) });
+    /** Asked where parts may answer it (twice, the part summed after the first), and by the whole pass: the same answer. */
+    const agreeAt = async (now: number, projectId: string, q: Question = BY_SOURCE) => {
+      const period = previousAt(now);
+      await runQuestion(at(now), projectId, period, q);
+      await h.deps.background!.settled();
+      const fromParts = shape(await runQuestion(at(now), projectId, period, q));
+      expect([q, fromParts]).toEqual([q, shape(await runQuestion({ ...at(now), dataVersions: undefined, closedHours: undefined }, projectId, period, q))]);
+      return fromParts;
+    };
+    /** Session starts around what matters: the window, the comparison's start, and anywhere in its days. */
+    const compareStarts = fc.oneof(
+      fc.integer({ min: windowFrom - 4 * HOUR, max: windowTo + HOUR }),
+      fc.integer({ min: previous.from - 4 * HOUR, max: previous.from + 2 * HOUR }),
+      fc.integer({ min: previous.from - DAY, max: windowTo }),
+    );
+
+    it('is answered from a part of the hour its end falls in, as the whole pass answers it, while the end moves within the hour; summed again after an import into it', async () => {
+      expect(previous.endFollowsClock).toBe(true);
+      await fc.assert(
+        fc.asyncProperty(visitsAndQuestions(compareStarts), fc.integer({ min: 0, max: 1000 }), async ([generated, questions], pick) => {
+          const projectId = unique('cdv-window');
+          // Live sessions (half of them) carry their first event's time as their floor; the rest none, as imported.
+          const live = pick % 2;
+          const firstOf = new Map<number, number>();
+          for (const e of generated) firstOf.set(e.session, Math.min(e.ts, firstOf.get(e.session) ?? Infinity));
+          await insertEvents(h.deps.rowStore, projectId, generated.map((e) => (e.session % 2 === live ? { ...e, sessionFloor: firstOf.get(e.session)! } : e)));
+          for (const q of [BY_SOURCE, ...questions]) await agreeAt(NOW, projectId, q);
+          const filled = await storedParts(projectId);
+          expect(filled.length).toBeGreaterThanOrEqual(1);
+          expect(filled.every(([key]) => key.includes(':w'))).toBe(true);
+          // Later in the same hour the comparison ends later, in the same window: the same parts answer it.
+          const later = NOW + 20 * MINUTE;
+          expect(Math.floor(previousAt(later).now / HOUR) * HOUR).toBe(windowCut);
+          for (const q of [BY_SOURCE, ...questions]) await agreeAt(later, projectId, q);
+          expect(await storedParts(projectId)).toEqual(filled);
+          // An import into the window (a session going on past the comparison's end, and one ending in it) moves the
+          // closed-hours version: the parts are summed again under new keys.
+          await insertEvents(h.deps.rowStore, projectId, [
+            makeEvent({ ts: previous.now - 10 * MINUTE, visitor: 88, session: 880, referrerSource: 'google.com' }),
+            makeEvent({ ts: previous.now + 5 * MINUTE, visitor: 88, session: 880, path: '/after-the-end' }),
+            makeEvent({ ts: windowFrom + MINUTE, visitor: 89, session: 890, referrerSource: 'news.ycombinator.com', sessionFloor: windowFrom - 2 * HOUR }),
+          ]);
+          for (const q of [BY_SOURCE, ...questions]) await agreeAt(NOW, projectId, q);
+          const refilled = await storedParts(projectId);
+          expect(refilled.length).toBeGreaterThan(filled.length);
+          expect(refilled).toEqual(expect.arrayContaining(filled));
+        }),
+        { numRuns: 6, endOnFailure: true },
+      );
+    }, 300_000);
+
+    it('reads its open sessions from the floor measured after a first ask, within the window: not the comparison’s other days', async () => {
+      const projectId = unique('cdv-window-floor');
+      // Three granules of visits over the comparison's days, then a session that begins before the window's cut
+      // and goes on past the comparison's end (imported: no floor), and a live one begun in the window.
+      const days = Array.from({ length: 3 * 8192 }, (_, i) => makeEvent({ ts: previous.from + HOUR + i * 90_000, visitor: i + 1, referrerSource: 'google.com' }));
+      const straddling = [
+        makeEvent({ ts: windowCut - 50 * MINUTE, visitor: 500_000, session: 900_001, referrerSource: 't.co' }),
+        makeEvent({ ts: windowCut - 25 * MINUTE, visitor: 500_000, session: 900_001, path: '/pricing' }),
+        makeEvent({ ts: previous.now + 10 * MINUTE, visitor: 500_000, session: 900_001, path: '/after-the-end' }),
+        makeEvent({ ts: windowCut + MINUTE, visitor: 500_001, session: 900_002, referrerSource: 'bing.com', sessionFloor: windowCut - 29 * MINUTE }),
+      ];
+      // And three granules of later visits of the same month, days after the window: no read of its open sessions takes them.
+      const later = Array.from({ length: 3 * 8192 }, (_, i) => makeEvent({ ts: windowTo + 2 * DAY + i * 20_000, visitor: 600_000 + i, referrerSource: 'duckduckgo.com' }));
+      expect(new Date(later.at(-1)!.ts).getUTCMonth()).toBe(new Date(windowTo).getUTCMonth());
+      await insertEvents(h.deps.rowStore, projectId, [...days, ...straddling, ...later]);
+      const fromParts = await agreeAt(NOW, projectId);
+      expect(fromParts.map((r) => r.source)).toEqual(expect.arrayContaining(['google.com', 't.co', 'bing.com']));
+      const { version } = await h.deps.dataVersions!.closedHours(projectId);
+      // The imported session's first event: the window's own floorless mark, measured beside the floor.
+      expect(h.deps.openFloors!.get(windowFloorKey(projectId, version, windowCut))).toBe(windowCut - 50 * MINUTE);
+      // With the floor bound, the open sessions' read is left the granule that holds the window's events: not the later ones.
+      const q: PlanInput = { projectId, period: previous, metrics: ['visitors'], dimensions: ['source'], filters: [], orderBy: [['visitors', 'desc']], limit: 10, offset: 0 };
+      const binder = new Binder({
+        ...rawParams(h.deps, projectId, previous),
+        ...openParams(windowCut, null, windowTo),
+        [MEASURED_FLOOR_PARAM]: toClickHouseDateTime64(windowCut - 50 * MINUTE),
+        partKey: 'summed',
+      });
+      const rs = await h.deps.clickhouse.query({ query: `EXPLAIN ESTIMATE ${readPartsSql(q, binder)}`, query_params: binder.params, format: 'JSONEachRow' });
+      const read = Number((await rs.json<{ table: string; rows: string }>()).find((r) => r.table === 'events')?.rows ?? 0);
+      expect(read).toBeGreaterThan(0);
+      expect(read).toBeLessThan(2 * 8192);
+      // Asked again later in the hour, the answer still holds: the session's event after the old end now counts.
+      expect((await agreeAt(NOW + 15 * MINUTE, projectId)).find((r) => r.source === 't.co')?.pageviews).toBe(3);
+    });
+
+    it('is left to the whole pass while its window reaches past the closed hours; a comparison ending at a day’s end is read from a part of all its visits', async () => {
+      const projectId = unique('cdv-compare');
+      await insertEvents(h.deps.rowStore, projectId, [
+        makeEvent({ ts: NOW - 3 * HOUR, visitor: 1, referrerSource: 'google.com' }),
+        makeEvent({ ts: NOW - 45 * MINUTE, visitor: 1, path: '/pricing' }),
+        makeEvent({ ts: NOW - 35 * DAY, visitor: 2 }),
+      ]);
+      // A range of the last days whose end follows the clock, 20 minutes back: its hour is the one in progress.
+      const week = resolvePeriod('7d', 'UTC', NOW);
+      const endingAt = (end: number): ResolvedPeriod => ({ ...week, now: end, to: end + 1, endFollowsClock: true });
+      const recent = endingAt(NOW - 20 * MINUTE);
+      expect(shape(await sinceCut(projectId, recent))).toEqual(shape(await wholePass(projectId, recent)));
+      expect(await storedParts(projectId)).toEqual([]);
+      // 40 minutes back, its hour and window (to the cut) are closed: a part.
+      const closed = endingAt(NOW - 40 * MINUTE);
+      expect(shape(await sinceCut(projectId, closed))).toEqual(shape(await wholePass(projectId, closed)));
+      expect((await storedParts(projectId)).map(([key]) => key.includes(':w'))).toEqual([true]);
+      const pastWeek = comparePeriod(resolveCustomRange('2026-02-01', '2026-02-07', 'UTC', NOW), 'previous_period');
+      expect(shape(await sinceCut(projectId, pastWeek))).toEqual(shape(await wholePass(projectId, pastWeek)));
+      expect(await storedParts(projectId)).toHaveLength(2);
+    });
   });
 
   it('a session kept going by a vitals event alone is open: a later pageview joining it is counted once', async () => {
