@@ -15,6 +15,7 @@ import { backgroundTasks, type Background } from '../../src/adapters/background.
 import { toClickHouseDateTime64 } from '../../src/adapters/clickhouse-time.js';
 import { resolvePeriod, type ResolvedPeriod } from '../../src/reports/periods.js';
 import { comparePeriod, resolveCustomRange } from '../../src/reports/range.js';
+import type { CompareMode } from '../../src/analysis/question.js';
 import { DIRECT_FOLD } from '../../src/reports/visits-by-source.js';
 import { insertEvents, makeEvent, visitsArb, type GenEvent } from '../helpers/events-gen.js';
 import { filterArb, FILTERABLE, GROUPABLE } from '../helpers/question-arbs.js';
@@ -207,48 +208,57 @@ describe('visits of closed hours kept apart', () => {
   }, 300_000);
 
   describe('a comparison of a period ending now, whose end moves with the clock', () => {
-    /** The previous 30 days of the 30 days up to `now`: it ends 30 days before now, at now's clock time. */
-    const previousAt = (now: number) => comparePeriod(resolvePeriod('30d', 'UTC', now), 'previous_period');
-    const previous = previousAt(NOW);
-    /** The window of open sessions around the hour the comparison ends in: its cut less the idle time, to the hour's end. */
-    const windowCut = Math.floor(previous.now / HOUR) * HOUR;
-    const windowFrom = windowCut - 30 * MINUTE;
-    const windowTo = windowCut + HOUR;
+    /** The comparison of the 30 days up to `now` (previous 30 days, or last year's): it ends at now's clock time on the shifted day. */
+    const comparisonOf = (timeZone: string, mode: CompareMode) => {
+      const previousAt = (now: number) => comparePeriod(resolvePeriod('30d', timeZone, now), mode);
+      const previous = previousAt(NOW);
+      /** The window of open sessions around the hour the comparison ends in: its cut less the idle time, to the hour's end. */
+      const windowCut = Math.floor(previous.now / HOUR) * HOUR;
+      const windowFrom = windowCut - 30 * MINUTE;
+      const windowTo = windowCut + HOUR;
+      /** Session starts around what matters: the window, the comparison's start, and anywhere in its days. */
+      const starts = fc.oneof(
+        fc.integer({ min: windowFrom - 4 * HOUR, max: windowTo + HOUR }),
+        fc.integer({ min: previous.from - 4 * HOUR, max: previous.from + 2 * HOUR }),
+        fc.integer({ min: previous.from - DAY, max: windowTo }),
+      );
+      return { previousAt, previous, windowCut, windowFrom, windowTo, starts };
+    };
+    const { previousAt, previous, windowCut, windowFrom, windowTo } = comparisonOf('UTC', 'previous_period');
     const at = (now: number) => ({ ...h.deps, clock: fixedClock(now) });
     /** Asked where parts may answer it (twice, the part summed after the first), and by the whole pass: the same answer. */
-    const agreeAt = async (now: number, projectId: string, q: Question = BY_SOURCE) => {
-      const period = previousAt(now);
+    const agreeAt = async (now: number, projectId: string, q: Question = BY_SOURCE, periodAt = previousAt) => {
+      const period = periodAt(now);
       await runQuestion(at(now), projectId, period, q);
       await h.deps.background!.settled();
       const fromParts = shape(await runQuestion(at(now), projectId, period, q));
       expect([q, fromParts]).toEqual([q, shape(await runQuestion({ ...at(now), dataVersions: undefined, closedHours: undefined }, projectId, period, q))]);
       return fromParts;
     };
-    /** Session starts around what matters: the window, the comparison's start, and anywhere in its days. */
-    const compareStarts = fc.oneof(
-      fc.integer({ min: windowFrom - 4 * HOUR, max: windowTo + HOUR }),
-      fc.integer({ min: previous.from - 4 * HOUR, max: previous.from + 2 * HOUR }),
-      fc.integer({ min: previous.from - DAY, max: windowTo }),
-    );
 
-    it('is answered from a part of the hour its end falls in, as the whole pass answers it, while the end moves within the hour; summed again after an import into it', async () => {
+    it.each([
+      ['UTC', 'previous_period'],
+      ['Asia/Kolkata', 'year_over_year'],
+    ] as const)('is answered from a part of the hour its end falls in, as the whole pass answers it, while the end moves within the hour; summed again after an import into it (%s, %s)', async (timeZone, mode) => {
+      const { previousAt, previous, windowCut, windowFrom, starts } = comparisonOf(timeZone, mode);
+      const agree = (now: number, projectId: string, q: Question) => agreeAt(now, projectId, q, previousAt);
       expect(previous.endFollowsClock).toBe(true);
       await fc.assert(
-        fc.asyncProperty(visitsAndQuestions(compareStarts), fc.integer({ min: 0, max: 1000 }), async ([generated, questions], pick) => {
+        fc.asyncProperty(visitsAndQuestions(starts), fc.integer({ min: 0, max: 1000 }), async ([generated, questions], pick) => {
           const projectId = unique('cdv-window');
           // Live sessions (half of them) carry their first event's time as their floor; the rest none, as imported.
           const live = pick % 2;
           const firstOf = new Map<number, number>();
           for (const e of generated) firstOf.set(e.session, Math.min(e.ts, firstOf.get(e.session) ?? Infinity));
           await insertEvents(h.deps.rowStore, projectId, generated.map((e) => (e.session % 2 === live ? { ...e, sessionFloor: firstOf.get(e.session)! } : e)));
-          for (const q of [BY_SOURCE, ...questions]) await agreeAt(NOW, projectId, q);
+          for (const q of [BY_SOURCE, ...questions]) await agree(NOW, projectId, q);
           const filled = await storedParts(projectId);
           expect(filled.length).toBeGreaterThanOrEqual(1);
           expect(filled.every(([key]) => key.includes(':w'))).toBe(true);
           // Later in the same hour the comparison ends later, in the same window: the same parts answer it.
           const later = NOW + 20 * MINUTE;
           expect(Math.floor(previousAt(later).now / HOUR) * HOUR).toBe(windowCut);
-          for (const q of [BY_SOURCE, ...questions]) await agreeAt(later, projectId, q);
+          for (const q of [BY_SOURCE, ...questions]) await agree(later, projectId, q);
           expect(await storedParts(projectId)).toEqual(filled);
           // An import into the window (a session going on past the comparison's end, and one ending in it) moves the
           // closed-hours version: the parts are summed again under new keys.
@@ -257,7 +267,7 @@ describe('visits of closed hours kept apart', () => {
             makeEvent({ ts: previous.now + 5 * MINUTE, visitor: 88, session: 880, path: '/after-the-end' }),
             makeEvent({ ts: windowFrom + MINUTE, visitor: 89, session: 890, referrerSource: 'news.ycombinator.com', sessionFloor: windowFrom - 2 * HOUR }),
           ]);
-          for (const q of [BY_SOURCE, ...questions]) await agreeAt(NOW, projectId, q);
+          for (const q of [BY_SOURCE, ...questions]) await agree(NOW, projectId, q);
           const refilled = await storedParts(projectId);
           expect(refilled.length).toBeGreaterThan(filled.length);
           expect(refilled).toEqual(expect.arrayContaining(filled));
