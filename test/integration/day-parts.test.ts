@@ -3,6 +3,7 @@ import { fixedClock } from '../../src/adapters/clock.js';
 import { withQuery } from '../../src/adapters/clickhouse.js';
 import type { Deps } from '../../src/deps.js';
 import { closedDaysOf } from '../../src/reports/day-parts.js';
+import { measureGoals, type GoalRow } from '../../src/reports/defs/goals.js';
 import { StoredParts } from '../../src/reports/stored-parts.js';
 import { resolvePeriod } from '../../src/reports/periods.js';
 import { periodParams } from '../../src/reports/query.js';
@@ -193,6 +194,39 @@ describe('closed days of a period, merged in parts', () => {
     const january = String(Date.parse('2026-01-01T00:00:00Z'));
     expect(stored.pages!.some((k) => k.startsWith(`${january}-${Date.parse('2026-02-01T00:00:00Z')}-`))).toBe(true);
     expect(await Promise.all(ranges.map(get))).toEqual(first);
+  });
+});
+
+describe('goals read the closed days’ parts', () => {
+  it('measure pageview, event and revenue goals as the daily rows do, and read the parts once stored', async () => {
+    const p = await project();
+    await insertEvents(h.deps.rowStore, p.id, visits(400, 6, spread));
+    const goals = [
+      { name: 'Blog', type: 'pageview', value: '/blog/*' },
+      { name: 'Signup', type: 'event', value: 'signup' },
+      { name: 'Orders', type: 'revenue', value: 'order' },
+      { name: 'Everyone', type: 'traffic', value: '' },
+    ];
+    for (const body of goals) expect((await h.call('POST', `/api/v1/projects/${p.domain}/goals`, { token: alice.writeKey, body })).status).toBe(201);
+    const period = resolvePeriod('30d', 'UTC', NOW);
+    const current = (rows: GoalRow[]) => Object.fromEntries(rows.map((g) => [g.name, g.current]));
+    const fromDailyRows = current(await measureGoals({ ...h.deps, storedParts: undefined, background: undefined }, p.id, period));
+    expect(Object.values(fromDailyRows).every((n) => n > 0)).toBe(true);
+    // The first measure stores the parts after its answer; the next reads them.
+    expect(current(await measureGoals(h.deps, p.id, period))).toEqual(fromDailyRows);
+    await h.deps.background!.settled();
+    const stored = await partsStored(p.id);
+    expect(stored.pages!.length).toBeGreaterThan(0);
+    expect(stored.custom_events!.length).toBeGreaterThan(0);
+    expect(current(await measureGoals(h.deps, p.id, period))).toEqual(fromDailyRows);
+    // The part is what is read: a visitor of a blog page added to it counts for the pageview goal.
+    const key30 = stored.pages!.find((k) => k.startsWith(String(Date.parse('2026-02-07T00:00:00Z'))))!;
+    await h.deps.clickhouse.command({
+      query:
+        "INSERT INTO pages_parts (project_id, bucket, path, pageviews, visitors, part_key, marker) SELECT {id:String}, toDateTime('2026-02-07 00:00:00', 'UTC'), '/blog/only-in-the-part', 1, uniqCombinedState(14)(toUInt64(987654321)), {key:String}, 0",
+      query_params: { id: p.id, key: key30 },
+    });
+    expect(current(await measureGoals(h.deps, p.id, period))).toEqual({ ...fromDailyRows, Blog: fromDailyRows.Blog! + 1 });
   });
 });
 

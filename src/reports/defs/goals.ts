@@ -8,10 +8,11 @@ import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
 import { choiceParam } from '../params.js';
 import { GOAL_BOT_PERIODS, type ResolvedPeriod } from '../periods.js';
-import { periodParams, queryOne, queryRows, rollupParams, type QueryParams } from '../query.js';
+import { queryRowsWithDayParts, sourceRead } from '../day-parts.js';
+import { periodParams, queryOne, queryRows, type QueryParams, type RowOf, type RowSpec } from '../query.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
 import { avgVisitSeconds } from '../sql/stats.js';
-import { RAW_WINDOW, rollupRows } from '../sql/window.js';
+import { periodRollupRows, RAW_WINDOW, rollupRows } from '../sql/window.js';
 
 /**
  * What each goal type measures over the period (README and the OpenAPI description carry the
@@ -49,15 +50,16 @@ const PERIOD_TOTALS_SQL = `
 SELECT uniqCombinedMerge(14)(visitors) AS visitors, sum(duration_ms) AS duration_total, uniqCombinedMerge(14)(leave_sessions) AS leave_sessions
 FROM ${rollupRows('stats')}`;
 
+/* Custom events and pages read the closed days of the period from their parts (src/reports/day-parts.ts), as their lists do. */
 const EVENT_PEOPLE_SQL = `
 SELECT toString(event_name) AS name, uniqCombinedMerge(14)(people) AS people
-FROM ${rollupRows('custom_events')}
+FROM ${periodRollupRows('custom_events')}
 WHERE event_name IN {names:Array(String)}
 GROUP BY name`;
 
 const REVENUE_SQL = `
 SELECT toString(event_name) AS name, toString(currency) AS currency_code, sum(events) AS transaction_count, sum(amount_cents) AS amount_total
-FROM ${rollupRows('custom_events')}
+FROM ${periodRollupRows('custom_events')}
 WHERE kind = 'transaction' AND event_name IN {names:Array(String)}
 GROUP BY name, currency_code`;
 
@@ -66,7 +68,7 @@ const PAGEVIEW_SQL = `
 SELECT goal_index, uniqCombinedMerge(14)(path_visitors) AS visitors
 FROM (
   SELECT path, uniqCombinedMergeState(14)(visitors) AS path_visitors
-  FROM ${rollupRows('pages')}
+  FROM ${periodRollupRows('pages')}
   GROUP BY path
 )
 ARRAY JOIN arrayFilter(i -> match(path, {patterns:Array(String)}[i]), range(1, length({patterns:Array(String)}) + 1)) AS goal_index
@@ -155,9 +157,12 @@ async function when<T>(needed: boolean, run: () => Promise<T>, empty: T): Promis
   return needed ? run() : empty;
 }
 
+/** Reads the rows of a goal measure: with the closed days' parts where the SQL reads them (queryRowsWithDayParts). */
+type ReadRows = <S extends RowSpec>(sql: string, params: QueryParams, spec: S) => Promise<RowOf<S>[]>;
+
 /** Revenue per transaction name in its most used currency (ties by code). */
-async function revenueByName(deps: Deps, sql: string, params: QueryParams, names: string[]) {
-  const rows = await queryRows(deps, sql, { ...params, names }, {
+async function revenueByName(read: ReadRows, sql: string, params: QueryParams, names: string[]) {
+  const rows = await read(sql, { ...params, names }, {
     name: 'string',
     currency_code: 'string',
     transaction_count: 'number',
@@ -172,33 +177,35 @@ async function revenueByName(deps: Deps, sql: string, params: QueryParams, names
 /**
  * Every goal of the project with its value over `period` (the type table above). The goals
  * report calls it for its period (with the request's filters); email reports call it for whole
- * weeks and months. Unfiltered it reads the rollups, filtered the kept raw events.
+ * weeks and months. Unfiltered it reads the rollups (pages and custom events with their closed
+ * days' parts), filtered the kept raw events.
  */
 export async function measureGoals(deps: Deps, projectId: string, period: ResolvedPeriod, filters: readonly Filter[] = []): Promise<GoalRow[]> {
   const goals = await goalStore.list(deps.redis, projectId);
   const filtered = filters.length > 0 ? keptEvents(filters, periodParams(projectId, period)) : null;
-  const params = filtered?.params ?? rollupParams(deps, 'events', projectId, period);
+  const { deps: at, params } = filtered ? { deps, params: filtered.params } : await sourceRead(deps, projectId, period, 'rollup');
+  const read: ReadRows = (sql, values, spec) => queryRowsWithDayParts(at, sql, values, spec);
   const sql = goalQueries(filtered?.kept ?? null);
   const events = valuesOf(goals, 'event');
   const revenue = valuesOf(goals, 'revenue');
   const patterns = valuesOf(goals, 'pageview');
   const sources = valuesOf(goals, 'traffic').filter((s) => s !== '');
   const [totals, people, money, pages, traffic] = await Promise.all([
-    queryOne(deps, sql.totals, params, { visitors: 'number', duration_total: 'number', leave_sessions: 'number' }),
+    queryOne(at, sql.totals, params, { visitors: 'number', duration_total: 'number', leave_sessions: 'number' }),
     when(events.length > 0, async () => {
-      const rows = await queryRows(deps, sql.people, { ...params, names: events }, { name: 'string', people: 'number' });
+      const rows = await read(sql.people, { ...params, names: events }, { name: 'string', people: 'number' });
       return new Map(rows.map((r) => [r.name, r.people]));
     }, new Map<string, number>()),
-    when(revenue.length > 0, () => revenueByName(deps, sql.revenue, params, revenue), new Map<string, { amount: number; currency: string }>()),
+    when(revenue.length > 0, () => revenueByName(read, sql.revenue, params, revenue), new Map<string, { amount: number; currency: string }>()),
     when(patterns.length > 0, async () => {
-      const rows = await queryRows(deps, sql.pageview, { ...params, patterns: patterns.map(pathPatternRegex) }, {
+      const rows = await read(sql.pageview, { ...params, patterns: patterns.map(pathPatternRegex) }, {
         goal_index: 'number',
         visitors: 'number',
       });
       return new Map(rows.map((r) => [patterns[r.goal_index - 1]!, r.visitors]));
     }, new Map<string, number>()),
     when(sources.length > 0, async () => {
-      const rows = await queryRows(deps, sql.traffic, { ...params, sources }, { source: 'string', visitors: 'number' });
+      const rows = await queryRows(at, sql.traffic, { ...params, sources }, { source: 'string', visitors: 'number' });
       return new Map(rows.map((r) => [r.source, r.visitors]));
     }, new Map<string, number>()),
   ]);
