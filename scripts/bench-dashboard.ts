@@ -13,7 +13,7 @@
  * imports again into a fresh one). Timing starts once the engine's merges are done. While timing, a trickle of live events (`--live-rate`, default
  * 20/s) arrives through `POST /api/event`, so no answer may come from data older than the last
  * flushed batch. Then: every dashboard report's p50/p95 at 30d and 90d, a whole dashboard (its 12
- * requests in parallel), 1, 5 and 20 dashboards at once, filtered and breakdown questions, and
+ * requests in parallel), 1, 5 and 20 dashboards at once, filtered, breakdown, comparison and goals questions, and
  * the engine's fixed cost per query, each figure beside the target of issue 16. Each figure is
  * taken twice: "computed" by the app without its answer cache (what every miss costs; a report's also
  * "after a batch", each ask the first since a flushed batch of a new visitor) and "served" by the app as
@@ -37,6 +37,7 @@ import { fileJournal } from '../src/ingest/journal.js';
 import { fileQuarantine } from '../src/ingest/file-quarantine.js';
 import { createServices } from '../src/services.js';
 import { ProjectKeys, saveProject, type Project } from '../src/projects/store.js';
+import { goalStore, MAX_GOALS, type Goal } from '../src/goals/store.js';
 import { hostCalibrationLine } from './bench-host.js';
 import { argValue } from './gen-events.js';
 import { waitForMerges } from './gen-live-events.js';
@@ -102,6 +103,13 @@ const DEVICES = ['Desktop', 'Mobile', 'Tablet'];
 const BROWSERS = ['Chrome', 'Safari', 'Firefox', 'Edge', 'Samsung Internet', 'Opera'];
 const OSES = ['Windows', 'iOS', 'Android', 'macOS', 'Linux'];
 const EVENT_NAMES = ['signup', 'download', 'outbound', 'play', 'share', 'subscribe', 'search', 'contact', 'login', 'invite'];
+/** The project's goals, one of each kind the data holds (no transactions), for the goals row of the questions table. */
+const GOALS: Pick<Goal, 'name' | 'type' | 'value'>[] = [
+  { name: 'Pages 1…', type: 'pageview', value: '/page/1*' },
+  { name: 'Signup', type: 'event', value: 'signup' },
+  { name: 'From Hacker News', type: 'traffic', value: 'news.ycombinator.com' },
+  { name: 'Engagement', type: 'engagement', value: '' },
+];
 
 /**
  * The visitor pool per event of each data shape: `live` gives ~0.3 distinct visitors per event
@@ -224,6 +232,8 @@ async function main() {
     await saveProject(deps.redis, project);
     await deps.redis.set(ProjectKeys.domain(DOMAIN), project.id);
     await deps.redis.hset(ProjectKeys.members(project.id), { [account.id]: 'owner' });
+    for (const goal of await goalStore.list(deps.redis, project.id)) await goalStore.remove(deps.redis, project.id, goal.id);
+    for (const goal of GOALS) await goalStore.create(deps.redis, project.id, { ...goal, target: null }, now, MAX_GOALS);
     // The app's engine handle, counting each query and its time while a report is traced.
     const trace: { on: boolean; queries: { label: string; ms: number }[] } = { on: false, queries: [] };
     const clickhouse = withQuery(deps.clickhouse, async (params) => {
@@ -455,13 +465,16 @@ async function main() {
     printTable(['dashboards', 'path', 'rounds', 'p50 ms each', 'p95 ms each', 'wall p50 ms', 'answer cache', 'target'], conc);
     console.log(`(${load()})`);
 
-    console.log('\nfiltered and breakdown questions, 30d:');
+    console.log('\nfiltered, breakdown, comparison and goals questions, 30d:');
     const questions: [string, string][] = [
       ['stats country==US', '/stats?period=30d&filters=country%3D%3DUS'],
       ['pages country==US', '/pages?period=30d&limit=10&filters=country%3D%3DUS'],
       ['stats page==/page/2', '/stats?period=30d&filters=page%3D%3D%2Fpage%2F2'],
       ['breakdown source', '/breakdown?period=30d&dimension=source&metrics=visitors,pageviews&limit=10'],
       ['stats compare previous', '/stats?period=30d&compare=previous_period'],
+      ['referrers compare previous', '/referrers?period=30d&limit=10&compare=previous_period'],
+      // Goals are never served from the answer cache (their definitions change without a data version moving).
+      [`goals (${GOALS.length})`, '/goals?period=30d'],
     ];
     const qrows: string[][] = [];
     for (const [label, path] of questions) {
