@@ -197,6 +197,22 @@ export function runThroughAnswerCache<C extends { deps: Deps; project: Project; 
 }
 
 /**
+ * `run` for answers the cache never keeps (goal and funnel definitions, realtime): still a user's
+ * question to the refresher, which starts no refresh while one runs (`answer` holds it for the
+ * rest), so such a request does not wait behind a round of refreshes after every flushed batch.
+ */
+export function runAsUserQuestion<C extends { deps: Pick<Deps, 'answers'> }, I, A>(run: (ctx: C, input: I) => Promise<A>) {
+  return async (ctx: C, input: I): Promise<A> => {
+    const done = ctx.deps.answers?.refresher?.userQuestion();
+    try {
+      return await run(ctx, input);
+    } finally {
+      done?.();
+    }
+  };
+}
+
+/**
  * For an input that asks for a comparison (`compare`, with the range fields every report and
  * analysis endpoint resolves through project-range.ts): the last instant of the compared range
  * at the deps' clock, resolved exactly as the route resolves it.

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { Deps } from '../deps.js';
 import type { Project, Role } from '../projects/store.js';
-import { runThroughAnswerCache } from './answer-cache.js';
+import { runAsUserQuestion, runThroughAnswerCache } from './answer-cache.js';
 
 /** What a report's `run` receives besides its parsed parameters. */
 export interface ReportContext {
@@ -45,9 +45,9 @@ export interface ReportDefinition<P extends v.GenericSchema = v.GenericSchema, R
   csv?: { title: string; columns: CsvColumn<Row>[]; rows: (result: v.InferOutput<R>) => Row[] };
 }
 
-/** The definition whose `run` goes through the answer cache (see answer-cache.ts), unless it opts out. */
+/** The definition whose `run` goes through the answer cache (see answer-cache.ts), unless it opts out: then it is only held as a user's question. */
 export function withAnswerCache(def: ReportDefinition): ReportDefinition {
-  if (def.answerCache === false) return def;
+  if (def.answerCache === false) return { ...def, run: runAsUserQuestion(def.run) };
   return { ...def, run: runThroughAnswerCache(def.name, def.run) };
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { AnswerRefresher } from '../../src/reports/answer-refresh.js';
+import { runAsUserQuestion } from '../../src/reports/answer-cache.js';
+import type { Deps } from '../../src/deps.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -226,5 +228,27 @@ describe('AnswerRefresher.current', () => {
     hold();
     await refresher.settled();
     expect(ran).toEqual(['b', 'a']);
+  });
+});
+
+describe('runAsUserQuestion', () => {
+  it('holds refreshes while an answer the cache never keeps is computed (goals, funnels, realtime)', async () => {
+    const refresher = new AnswerRefresher({ watchMs: 60_000, clock: fixedClock(0) });
+    const ran: string[] = [];
+    refresher.watch('q', 'p', async () => void ran.push('q'));
+    let finish!: () => void;
+    const goals = runAsUserQuestion(async (_ctx: { deps: Pick<Deps, 'answers'> }, _input: unknown) => {
+      await new Promise<void>((resolve) => (finish = resolve));
+      return 'goals';
+    });
+    const answer = goals({ deps: { answers: { refresher } as unknown as Deps['answers'] } }, {});
+    // A write alone is refreshed at once, unless a user's question is being answered.
+    refresher.written(['p']);
+    await sleep(300);
+    expect(ran).toEqual([]);
+    finish();
+    expect(await answer).toBe('goals');
+    await refresher.settled();
+    expect(ran).toEqual(['q']);
   });
 });

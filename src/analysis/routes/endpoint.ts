@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { Deps } from '../../deps.js';
 import type { Project } from '../../projects/store.js';
-import { runThroughAnswerCache } from '../../reports/answer-cache.js';
+import { runAsUserQuestion, runThroughAnswerCache } from '../../reports/answer-cache.js';
 
 /** What an analysis handler runs with: the app's deps and the project the caller may read. */
 export interface AnalysisContext {
@@ -32,9 +32,9 @@ export interface AnalysisEndpoint<In = unknown, Out = unknown> {
   csv(answer: Out, input: In): string;
 }
 
-/** The endpoint whose `run` goes through the answer cache (src/reports/answer-cache.ts), unless it opts out. */
+/** The endpoint whose `run` goes through the answer cache (src/reports/answer-cache.ts), unless it opts out: then it is only held as a user's question. */
 export function withAnswerCache(e: AnalysisEndpoint): AnalysisEndpoint {
-  if (e.answerCache === false) return e;
+  if (e.answerCache === false) return { ...e, run: runAsUserQuestion(e.run) };
   return { ...e, run: runThroughAnswerCache(e.name, e.run) };
 }
 
