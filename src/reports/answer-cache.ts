@@ -41,15 +41,11 @@ export class AnswerCache {
 
   /** Runs `compute` at one clock read, or answers what it answered before when that is still the answer. */
   async answer<A>(deps: Deps, question: Question, compute: (deps: Deps) => Promise<A>): Promise<A> {
-    if (!this.refresher || question.name.startsWith(PART)) return this.answerAt(deps, question, compute);
-    const done = this.refresher.userQuestion();
-    try {
-      return await this.answerAt(deps, question, compute, (key) =>
-        this.refresher!.watch(key, question.project.id, (clock) => this.answerAt({ ...deps, clock }, question, compute)),
-      );
-    } finally {
-      done();
-    }
+    const refresher = this.refresher;
+    if (!refresher || question.name.startsWith(PART)) return this.answerAt(deps, question, compute);
+    return refresher.asked(() =>
+      this.answerAt(deps, question, compute, (key) => refresher.watch(key, question.project.id, (clock) => this.answerAt({ ...deps, clock }, question, compute))),
+    );
   }
 
   /** Rows of these projects were written (the versioned row store tells): their recently asked answers are computed again. */
@@ -202,13 +198,9 @@ export function runThroughAnswerCache<C extends { deps: Deps; project: Project; 
  * rest), so such a request does not wait behind a round of refreshes after every flushed batch.
  */
 export function runAsUserQuestion<C extends { deps: Pick<Deps, 'answers'> }, I, A>(run: (ctx: C, input: I) => Promise<A>) {
-  return async (ctx: C, input: I): Promise<A> => {
-    const done = ctx.deps.answers?.refresher?.userQuestion();
-    try {
-      return await run(ctx, input);
-    } finally {
-      done?.();
-    }
+  return (ctx: C, input: I): Promise<A> => {
+    const refresher = ctx.deps.answers?.refresher;
+    return refresher ? refresher.asked(() => run(ctx, input)) : run(ctx, input);
   };
 }
 

@@ -109,6 +109,16 @@ export class AnswerRefresher {
     while (this.watched.size > max) this.watched.delete(this.watched.keys().next().value!);
   }
 
+  /** Answers a user's question with `answer`: no refresh starts while it runs (userQuestion held throughout). */
+  async asked<A>(answer: () => Promise<A>): Promise<A> {
+    const done = this.userQuestion();
+    try {
+      return await answer();
+    } finally {
+      done();
+    }
+  }
+
   /** A user's question started being answered; `done` when it is. Refreshing waits for none to be running. */
   userQuestion(): () => void {
     this.userQuestions++;
