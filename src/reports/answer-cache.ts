@@ -14,15 +14,19 @@ import { queryOne } from './query.js';
  * answer's now, so the rows up to a later now are the same rows. Only the answer's own `to`
  * (that first now) is restamped to the later now. A compared range ends at an instant that moves
  * with the clock among stored rows: its answer is reused only when no row of the project lies
- * between that end then and now (one count), with the compared `to` restamped too. Periods whose
- * start moves with the clock (`24h`, realtime) are never reused; every other period's bounds and
- * buckets, and a compared range's start and buckets, move only on the 15-minute grid every zone's
- * hours and days fall on, which is part of the key.
+ * between that end then and now (one count), with the compared `to` restamped too. `24h` starts
+ * at an instant that moves with the clock as well: its answer is reused only when no row of the
+ * project lies between that start then and now (one count per data version and pair of instants),
+ * with its `from` restamped; with a comparison it is never reused, nor is realtime. Every other
+ * period's bounds and buckets, a compared range's start and buckets, and `24h`'s hour buckets move
+ * only on the 15-minute grid every zone's hours and days fall on, which is part of the key.
  */
 export class AnswerCache {
   private readonly entries = new Map<string, Stored>();
   private readonly pending = new Map<string, Promise<Computed>>();
   private readonly latest = new Map<string, Promise<number>>();
+  /** Whether no row lies between two instants, per project, data version and pair: the requests of a `24h` dashboard ask it once. */
+  private readonly unmoved = new Map<string, Promise<boolean>>();
   private bytes = 0;
   /** Answers computed and answers reused, for the benchmark and tests. */
   readonly counts = { computed: 0, reused: 0 };
@@ -90,7 +94,7 @@ export class AnswerCache {
     // several times at once then runs once.
     const running = this.entries.has(key) ? undefined : this.pending.get(key);
     const found = this.entries.get(key) ?? (running ? await running.catch(() => undefined) : undefined);
-    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged(pinned, projectId, found, comparedEnd) : null;
+    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged(pinned, projectId, version, found, comparedEnd, startFollowsClock(question)) : null;
     if (found && moves) {
       this.touch(key);
       counts.reused++;
@@ -133,24 +137,51 @@ export class AnswerCache {
   /**
    * The instants to restamp (`[then, now]` pairs) when `found`, kept at an earlier clock read of
    * this data version and grid cell, is still the answer at `deps`' clock; null when it is not:
-   * its compared range's end has moved past a stored row, or could not be resolved.
+   * its compared range's end has moved past a stored row, or could not be resolved, or (`slidingStart`:
+   * `24h`) a stored row has left the start of its range.
    */
-  private async movesIfUnchanged(deps: Deps, projectId: string, found: Computed, comparedEnd: Promise<number | null> | undefined): Promise<[number, number][] | null> {
+  private async movesIfUnchanged(
+    deps: Deps,
+    projectId: string,
+    version: string,
+    found: Computed,
+    comparedEnd: Promise<number | null> | undefined,
+    slidingStart: boolean,
+  ): Promise<[number, number][] | null> {
     const now = deps.clock.now();
-    if (!comparedEnd) return [[found.at, now]];
+    const moves: [number, number][] = [[found.at, now]];
+    if (slidingStart) {
+      // [from then, from now): the rows the range no longer starts before.
+      const start: [number, number] = [found.at - DAY_MS, now - DAY_MS];
+      if (!(await this.noRowIn(deps, projectId, version, start[0], start[1], ROWS_FROM_SQL))) return null;
+      moves.push(start);
+    }
+    if (!comparedEnd) return moves;
     const endNow = await comparedEnd;
     if (endNow === null || found.comparedEnd === undefined) return null;
     const moved: [number, number] = [found.comparedEnd, endNow];
-    if (!restampable(moved) || !(await this.noRowBetween(deps, projectId, ...moved))) return null;
-    return [[found.at, now], moved];
+    if (!restampable(moved)) return null;
+    // (the earlier end, the later end]: a range counts its end.
+    const [after, until] = moved[0] < moved[1] ? moved : [moved[1], moved[0]];
+    if (!(await this.noRowIn(deps, projectId, version, after, until, ROWS_BETWEEN_SQL))) return null;
+    return [...moves, moved];
   }
 
-  /** Whether the project has no event stamped between the two instants (the first excluded, the later included: a range counts its end). */
-  private async noRowBetween(deps: Pick<Deps, 'clickhouse'>, projectId: string, a: number, b: number): Promise<boolean> {
-    if (a === b) return true;
-    const [after, until] = a < b ? [a, b] : [b, a];
-    const row = await queryOne(deps, ROWS_BETWEEN_SQL, { projectId, after: toClickHouseDateTime64(after), until: toClickHouseDateTime64(until) }, { n: 'number' });
-    return row.n === 0;
+  /**
+   * Whether the project has no row between the two instants, as `sql` bounds them; kept per data
+   * version (the rows do not change under it), so the requests of one dashboard count once.
+   */
+  private noRowIn(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, a: number, b: number, sql: string): Promise<boolean> {
+    if (a === b) return Promise.resolve(true);
+    const key = `${projectId}/${version}/${a}/${b}/${sql === ROWS_FROM_SQL ? 'from' : 'end'}`;
+    let found = this.unmoved.get(key);
+    if (!found) {
+      found = queryOne(deps, sql, { projectId, a: toClickHouseDateTime64(a), b: toClickHouseDateTime64(b) }, { n: 'number' }).then((row) => row.n === 0);
+      found.catch(() => this.unmoved.delete(key));
+      if (this.unmoved.size >= this.limits.maxEntries) this.unmoved.delete(this.unmoved.keys().next().value!);
+      this.unmoved.set(key, found);
+    }
+    return found;
   }
 
   private store(key: string, computed: Computed): void {
@@ -270,23 +301,37 @@ SELECT toUnixTimestamp64Milli(max(ts)) AS latest, count() AS n FROM (
   UNION ALL
   SELECT ts FROM bot_hits WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({now:DateTime64(3, 'UTC')}))`;
 
-/** Events of the project stamped in (after, until]. */
+/** Events of the project stamped in (a, b]: what a compared range's end passed. */
 const ROWS_BETWEEN_SQL = `
 SELECT count() AS n FROM events
-WHERE project_id = {projectId:String} AND ts > {after:DateTime64(3, 'UTC')} AND ts <= {until:DateTime64(3, 'UTC')}`;
+WHERE project_id = {projectId:String} AND ts > {a:DateTime64(3, 'UTC')} AND ts <= {b:DateTime64(3, 'UTC')}`;
 
 /**
- * Whether an answer to `question` at `now` may be reused later: not for `24h` (its start moves
- * with the clock), not with `compare` unless the question can tell its compared range's end, and
- * not at a whole second (where a bucket start could equal the answer's `to`, and restamping would
- * move it too).
+ * Events of the project stamped in [a, b): what the start of `24h` left behind (no report of
+ * `24h` reads bot hits). The date bounds repeat the instants', so the key analysis (key
+ * `toDate(ts)`) reads a day, not the month.
+ */
+const ROWS_FROM_SQL = `
+SELECT count() AS n FROM events
+WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({a:DateTime64(3, 'UTC')}) AND toDate(ts) <= toDate({b:DateTime64(3, 'UTC')})
+  AND ts >= {a:DateTime64(3, 'UTC')} AND ts < {b:DateTime64(3, 'UTC')}`;
+
+/**
+ * Whether an answer to `question` at `now` may be reused later: not `24h` with `compare` (both
+ * ranges' starts move with the clock), not with `compare` unless the question can tell its
+ * compared range's end, and not at a whole second (where a bucket start could equal the answer's
+ * `to` or `24h`'s `from`, and restamping would move it too).
  */
 function reusable(question: Question, now: number): boolean {
   const { input } = question;
   if (now % 1000 === 0 || typeof input !== 'object' || input === null) return false;
-  const asked = input as { period?: unknown; compare?: unknown };
-  return asked.period !== '24h' && (asked.compare === undefined || question.comparedEnd !== undefined);
+  const asked = input as { compare?: unknown };
+  if (asked.compare === undefined) return true;
+  return !startFollowsClock(question) && question.comparedEnd !== undefined;
 }
+
+/** Whether the question's range starts at an instant that moves with the clock: `24h`, exactly 24 hours before now. */
+const startFollowsClock = (question: Question): boolean => (question.input as { period?: unknown }).period === '24h';
 
 /** JSON with object keys sorted, so the same input always gives the same key. */
 function canonical(value: unknown): unknown {

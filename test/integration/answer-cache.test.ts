@@ -134,14 +134,59 @@ describe('answer cache', () => {
     expect(b).toEqual(await fresh('pages', { period: 'today' }));
   });
 
-  it('24h and goals are computed every time', async () => {
-    for (const path of ['/timeseries?period=24h', '/goals?period=7d']) {
+  it('24h with a comparison, and goals, are computed every time', async () => {
+    for (const path of ['/timeseries?period=24h&compare=previous_period', '/goals?period=7d']) {
       await ask(path);
       const c = counts();
       clock.advance(321);
       await ask(path);
       expect(counts().reused, path).toBe(c.reused);
     }
+  });
+
+  it('24h is reused until its start passes a stored row, with `from` and `to` moved', async () => {
+    // One minute into a 15-minute grid cell, so every ask below falls in the same cell.
+    clock.set(Math.ceil(clock.now() / (15 * MINUTE)) * 15 * MINUTE + MINUTE + 417);
+    const start = clock.now() - DAY;
+    // Pageviews 3 and 6 minutes after the range's start, and rows inside the range.
+    await write([pageview(start + 3 * MINUTE, '/edge'), pageview(start + 6 * MINUTE, '/edge'), pageview(start + 2 * 3_600_000, '/inside'), pageview(clock.now() - MINUTE, '/inside')]);
+    const questions: [string, Record<string, string>][] = [
+      ['stats', { period: '24h' }], ['pages', { period: '24h' }], ['timeseries', { period: '24h' }], ['referrers', { period: '24h' }], ['devices', { period: '24h' }],
+    ];
+    const path = ([name, query]: [string, Record<string, string>]) => `/${name}?${new URLSearchParams(query)}`;
+    const expected = () => Promise.all(questions.map(([name, query]) => fresh(name, query)));
+    const first = await Promise.all(questions.map((q) => ask(path(q))));
+    expect(first).toEqual(await expected());
+
+    clock.advance(2 * MINUTE);
+    let c = counts();
+    const moved = await Promise.all(questions.map((q) => ask(path(q))));
+    expect(counts().reused).toBe(c.reused + questions.length);
+    expect(moved).toEqual(await expected());
+    for (const [i, answer] of moved.entries()) {
+      expect(answer.from, questions[i]![0]).toBe(new Date(clock.now() - DAY).toISOString());
+      expect(Date.parse(String(answer.from)) - Date.parse(String(first[i]!.from))).toBe(2 * MINUTE);
+    }
+
+    // The start passes the first pageview: every answer computed again, and the pageview is out.
+    clock.advance(2 * MINUTE);
+    c = counts();
+    const passed = await Promise.all(questions.map((q) => ask(path(q))));
+    expect(counts().computed).toBe(c.computed + questions.length);
+    expect(passed).toEqual(await expected());
+    expect((passed[0] as { pageviews: number }).pageviews).toBe((moved[0] as { pageviews: number }).pageviews - 1);
+
+    // Reused again until the start passes the second.
+    clock.advance(MINUTE);
+    c = counts();
+    expect(await Promise.all(questions.map((q) => ask(path(q))))).toEqual(await expected());
+    expect(counts().reused).toBe(c.reused + questions.length);
+    clock.advance(2 * MINUTE);
+    c = counts();
+    const second = await Promise.all(questions.map((q) => ask(path(q))));
+    expect(counts().computed).toBe(c.computed + questions.length);
+    expect(second).toEqual(await expected());
+    expect((second[0] as { pageviews: number }).pageviews).toBe((passed[0] as { pageviews: number }).pageviews - 1);
   });
 
   it('a comparison is reused until its compared end passes a stored row, with both `to` stamps moved', async () => {
@@ -273,10 +318,12 @@ describe('answer cache', () => {
   it('comparisons answer the same as an uncached computation while their compared ends pass stored rows', async () => {
     // Rows every 7 minutes over the next 3 hours' compared instants (a week, 30 days, a year back), which the compared ends pass as the clock moves.
     const ahead = Array.from({ length: 26 }, (_, j) => (j + 1) * 7 * MINUTE);
-    await write([7 * DAY, 30 * DAY, 365 * DAY].flatMap((back) => ahead.map((t) => pageview(clock.now() - back + t, `/p${t % 5}`))));
+    // The same a day back, which the start of `24h` passes.
+    await write([DAY, 7 * DAY, 30 * DAY, 365 * DAY].flatMap((back) => ahead.map((t) => pageview(clock.now() - back + t, `/p${t % 5}`))));
     const reused = await randomWalk(20261128, 60, [
       ['stats', { period: '7d', compare: 'previous_period' }], ['timeseries', { period: '30d', compare: 'previous_period' }],
       ['pages', { period: '30d', compare: 'year_over_year' }], ['countries', { period: '7d', compare: 'previous_period', filters: 'country==DE' }],
+      ['stats', { period: '24h' }], ['timeseries', { period: '24h' }], ['pages', { period: '24h', filters: 'country==DE' }], ['referrers', { period: '24h' }],
     ], { write: 0.1, move: 0.3 });
     expect(reused.answers).toBeGreaterThan(3);
   });
