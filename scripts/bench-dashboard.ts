@@ -1,5 +1,5 @@
 /**
- * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--shape live|bulk] [--runs 20] [--reload] [--import-only]`): what
+ * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--shape live|bulk] [--runs 20] [--periods 24h,30d,90d] [--reload] [--import-only]`): what
  * a user waits for, on data shaped like production and loaded the way production loads it.
  *
  * `--import-only` stops after the import's figures.
@@ -12,7 +12,7 @@
  * events (5 % leave, 2 % vitals, the rest pageviews). Later runs reuse the directory (`--reload`
  * imports again into a fresh one). Timing starts once the engine's merges are done. While timing, a trickle of live events (`--live-rate`, default
  * 20/s) arrives through `POST /api/event`, so no answer may come from data older than the last
- * flushed batch. Then: every dashboard report's p50/p95 at 30d and 90d, a whole dashboard (its 12
+ * flushed batch. Then: every dashboard report's p50/p95 at each of `--periods` (default 24h, 30d and 90d), a whole dashboard (its 12
  * requests in parallel), 1, 5 and 20 dashboards at once, filtered, breakdown, comparison and goals questions, and
  * the engine's fixed cost per query, each figure beside the target of issue 16. Each figure is
  * taken twice: "computed" by the app without its answer cache (what every miss costs; a report's also
@@ -196,6 +196,7 @@ async function main() {
   const TARGETS = targetsFor(events);
   const runs = intArg('runs', 20);
   const liveRate = Number(argValue('live-rate') ?? 20);
+  const periods = (argValue('periods') ?? '24h,30d,90d').split(',');
   const dataShape = (argValue('shape') ?? 'live') as Shape;
   if (!(dataShape in POOL_PER_EVENT)) throw new Error(`--shape must be one of: ${Object.keys(POOL_PER_EVENT).join(', ')}`);
   const dataDir = resolve('.bench-data', dataShape === 'live' ? `dashboard-${events}` : `dashboard-${events}-${dataShape}`);
@@ -395,7 +396,7 @@ async function main() {
     console.log('with the answer cache (an answer is reused only while the project\'s data version stays, so the trickle\'s flushes force recomputation)\n');
     const rows: string[][] = [];
     const singles: Record<string, number> = {};
-    for (const period of ['30d', '90d']) {
+    for (const period of periods) {
       for (const [name, path] of DASHBOARD(period)) {
         const computed = await quietly(() => timeRuns(runs, () => call(path, computedApp), settle));
         const afterBatch = await computedAfterBatches(path);
@@ -416,7 +417,7 @@ async function main() {
 
     console.log('\nwhole dashboard (12 requests in parallel):');
     const whole: string[][] = [];
-    for (const [period, target] of [['30d', TARGETS.dashboard30d], ['90d', TARGETS.dashboard90d]] as const) {
+    for (const [period, target] of periods.map((p) => [p, p === '30d' ? TARGETS.dashboard30d : p === '90d' ? TARGETS.dashboard90d : undefined] as const)) {
       const { wall: computed, cpu: computedCpu } = await quietly(() => timeRunsWithCpu(runs, () => dashboard(period, computedApp), settle));
       const before = { ...answers.counts };
       const served = await timeRuns(runs, () => dashboard(period), settle);
