@@ -4,7 +4,7 @@ import type { Project } from '../projects/store.js';
 import { AnswerRefresher, type RefreshOptions } from './answer-refresh.js';
 import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import { resolveRanges, type RangeAsked } from './project-range.js';
-import { queryOne } from './query.js';
+import { queryOne, queryRows } from './query.js';
 
 /**
  * Reused answers (README "Answer cache"). An answer is reused only when nothing it depends on
@@ -25,8 +25,10 @@ export class AnswerCache {
   private readonly entries = new Map<string, Stored>();
   private readonly pending = new Map<string, Promise<Computed>>();
   private readonly latest = new Map<string, Promise<number>>();
-  /** Whether no row lies between two instants, per project, data version and pair: the requests of a `24h` dashboard ask it once. */
+  /** Whether no event lies between two compared ends, per project, data version and pair: a dashboard's comparisons ask it once. */
   private readonly unmoved = new Map<string, Promise<boolean>>();
+  /** The events stamped in the 15-minute cell a `24h` range starts in, per project, version and cell (null: too many to keep). */
+  private readonly startRows = new Map<string, Promise<Float64Array | null>>();
   private bytes = 0;
   /** Answers computed and answers reused, for the benchmark and tests. */
   readonly counts = { computed: 0, reused: 0 };
@@ -121,17 +123,11 @@ export class AnswerCache {
    * `now`'s UTC day: rows do not change under one version, so one query per version and day serves all.
    */
   private latestRow(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, now: number): Promise<number> {
-    const key = `${projectId}/${version}/${Math.floor(now / DAY_MS)}`;
-    let found = this.latest.get(key);
-    if (!found) {
-      found = queryOne(deps, LATEST_ROW_SQL, { projectId, now: toClickHouseDateTime64(now) }, { latest: 'number', n: 'number' }).then((r) =>
+    return memoized(this.latest, `${projectId}/${version}/${Math.floor(now / DAY_MS)}`, this.limits.maxEntries, () =>
+      queryOne(deps, LATEST_ROW_SQL, { projectId, now: toClickHouseDateTime64(now) }, { latest: 'number', n: 'number' }).then((r) =>
         r.n > 0 ? r.latest : Number.NEGATIVE_INFINITY,
-      );
-      found.catch(() => this.latest.delete(key));
-      if (this.latest.size >= this.limits.maxEntries) this.latest.delete(this.latest.keys().next().value!);
-      this.latest.set(key, found);
-    }
-    return found;
+      ),
+    );
   }
 
   /**
@@ -153,7 +149,8 @@ export class AnswerCache {
     if (slidingStart) {
       // [from then, from now): the rows the range no longer starts before.
       const start: [number, number] = [found.at - DAY_MS, now - DAY_MS];
-      if (!(await this.noRowIn(deps, projectId, version, start[0], start[1], ROWS_FROM_SQL))) return null;
+      const rows = await this.rowsOfStartCell(deps, projectId, version, now);
+      if (rows === null || rowsIn(rows, ...start)) return null;
       moves.push(start);
     }
     if (!comparedEnd) return moves;
@@ -163,25 +160,31 @@ export class AnswerCache {
     if (!restampable(moved)) return null;
     // (the earlier end, the later end]: a range counts its end.
     const [after, until] = moved[0] < moved[1] ? moved : [moved[1], moved[0]];
-    if (!(await this.noRowIn(deps, projectId, version, after, until, ROWS_BETWEEN_SQL))) return null;
+    if (after !== until && !(await this.noRowBetween(deps, projectId, version, after, until))) return null;
     return [...moves, moved];
   }
 
+  /** Whether the project has no event in (after, until]; kept per data version (the rows do not change under it). */
+  private noRowBetween(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, after: number, until: number): Promise<boolean> {
+    return memoized(this.unmoved, `${projectId}/${version}/${after}/${until}`, this.limits.maxEntries, () =>
+      queryOne(deps, ROWS_BETWEEN_SQL, { projectId, after: toClickHouseDateTime64(after), until: toClickHouseDateTime64(until) }, { n: 'number' }).then((row) => row.n === 0),
+    );
+  }
+
   /**
-   * Whether the project has no row between the two instants, as `sql` bounds them; kept per data
-   * version (the rows do not change under it), so the requests of one dashboard count once.
+   * The instants (epoch ms, ascending) of the project's events in the 15-minute cell a `24h` range
+   * starts in at `now`, exactly a day before now's cell: every start within that cell lies in it,
+   * so one read per data version and cell answers every later ask whether its start passed a row
+   * (rowsIn). Null when the cell holds more than START_CELL_MOST events: a site that busy passes one
+   * within seconds, and its answers are computed.
    */
-  private noRowIn(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, a: number, b: number, sql: string): Promise<boolean> {
-    if (a === b) return Promise.resolve(true);
-    const key = `${projectId}/${version}/${a}/${b}/${sql === ROWS_FROM_SQL ? 'from' : 'end'}`;
-    let found = this.unmoved.get(key);
-    if (!found) {
-      found = queryOne(deps, sql, { projectId, a: toClickHouseDateTime64(a), b: toClickHouseDateTime64(b) }, { n: 'number' }).then((row) => row.n === 0);
-      found.catch(() => this.unmoved.delete(key));
-      if (this.unmoved.size >= this.limits.maxEntries) this.unmoved.delete(this.unmoved.keys().next().value!);
-      this.unmoved.set(key, found);
-    }
-    return found;
+  private rowsOfStartCell(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, now: number): Promise<Float64Array | null> {
+    const cell = Math.floor(now / GRID_MS) * GRID_MS - DAY_MS;
+    return memoized(this.startRows, `${projectId}/${version}/${cell}`, START_CELLS_KEPT, async () => {
+      const params = { projectId, from: toClickHouseDateTime64(cell), to: toClickHouseDateTime64(cell + GRID_MS), most: START_CELL_MOST + 1 };
+      const rows = await queryRows(deps, START_CELL_SQL, params, { at: 'number' });
+      return rows.length > START_CELL_MOST ? null : Float64Array.from(rows, (r) => r.at);
+    });
   }
 
   private store(key: string, computed: Computed): void {
@@ -301,20 +304,52 @@ SELECT toUnixTimestamp64Milli(max(ts)) AS latest, count() AS n FROM (
   UNION ALL
   SELECT ts FROM bot_hits WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({now:DateTime64(3, 'UTC')}))`;
 
-/** Events of the project stamped in (a, b]: what a compared range's end passed. */
+/** Events of the project stamped in (after, until]: what a compared range's end passed. */
 const ROWS_BETWEEN_SQL = `
 SELECT count() AS n FROM events
-WHERE project_id = {projectId:String} AND ts > {a:DateTime64(3, 'UTC')} AND ts <= {b:DateTime64(3, 'UTC')}`;
+WHERE project_id = {projectId:String} AND ts > {after:DateTime64(3, 'UTC')} AND ts <= {until:DateTime64(3, 'UTC')}`;
+
+/** The most events of a `24h` start cell kept to check later asks against (rowsOfStartCell), and how many cells are kept. */
+const START_CELL_MOST = 10_000;
+const START_CELLS_KEPT = 200;
 
 /**
- * Events of the project stamped in [a, b): what the start of `24h` left behind (no report of
- * `24h` reads bot hits). The date bounds repeat the instants', so the key analysis (key
- * `toDate(ts)`) reads a day, not the month.
+ * The instants of the project's events in [from, to) (at most `most`; no `24h` report reads bot
+ * hits). The date bounds repeat the instants', so the key analysis (key `toDate(ts)`) reads a day,
+ * not the month.
  */
-const ROWS_FROM_SQL = `
-SELECT count() AS n FROM events
-WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({a:DateTime64(3, 'UTC')}) AND toDate(ts) <= toDate({b:DateTime64(3, 'UTC')})
-  AND ts >= {a:DateTime64(3, 'UTC')} AND ts < {b:DateTime64(3, 'UTC')}`;
+const START_CELL_SQL = `
+SELECT toUnixTimestamp64Milli(ts) AS at FROM events
+WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({from:DateTime64(3, 'UTC')}) AND toDate(ts) <= toDate({to:DateTime64(3, 'UTC')})
+  AND ts >= {from:DateTime64(3, 'UTC')} AND ts < {to:DateTime64(3, 'UTC')}
+ORDER BY ts LIMIT {most:UInt32}`;
+
+/** Whether any of `rows` (ascending instants) lies in [a, b): the events a `24h` start moving from a to b left behind. */
+function rowsIn(rows: Float64Array, a: number, b: number): boolean {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid]! < a) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < rows.length && rows[lo]! < b;
+}
+
+/**
+ * The promise kept in `map` under `key`, made by `make` when there is none (at most `most` kept,
+ * the oldest first out); a failed one is dropped, so the next ask tries again.
+ */
+function memoized<T>(map: Map<string, Promise<T>>, key: string, most: number, make: () => Promise<T>): Promise<T> {
+  let found = map.get(key);
+  if (!found) {
+    found = make();
+    found.catch(() => map.delete(key));
+    if (map.size >= most) map.delete(map.keys().next().value!);
+    map.set(key, found);
+  }
+  return found;
+}
 
 /**
  * Whether an answer to `question` at `now` may be reused later: not `24h` with `compare` (both

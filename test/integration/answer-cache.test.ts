@@ -148,8 +148,9 @@ describe('answer cache', () => {
     // One minute into a 15-minute grid cell, so every ask below falls in the same cell.
     clock.set(Math.ceil(clock.now() / (15 * MINUTE)) * 15 * MINUTE + MINUTE + 417);
     const start = clock.now() - DAY;
-    // Pageviews 3 and 6 minutes after the range's start, and rows inside the range.
-    await write([pageview(start + 3 * MINUTE, '/edge'), pageview(start + 6 * MINUTE, '/edge'), pageview(start + 2 * 3_600_000, '/inside'), pageview(clock.now() - MINUTE, '/inside')]);
+    // Pageviews at the start the first move reaches (still counted then), 3 and 6 minutes after the range's start, and rows inside the range.
+    const rows = [2 * MINUTE, 3 * MINUTE, 6 * MINUTE].map((t) => pageview(start + t, '/edge'));
+    await write([...rows, pageview(start + 2 * 3_600_000, '/inside'), pageview(clock.now() - MINUTE, '/inside')]);
     const questions: [string, Record<string, string>][] = [
       ['stats', { period: '24h' }], ['pages', { period: '24h' }], ['timeseries', { period: '24h' }], ['referrers', { period: '24h' }], ['devices', { period: '24h' }],
     ];
@@ -168,13 +169,13 @@ describe('answer cache', () => {
       expect(Date.parse(String(answer.from)) - Date.parse(String(first[i]!.from))).toBe(2 * MINUTE);
     }
 
-    // The start passes the first pageview: every answer computed again, and the pageview is out.
+    // The start passes the first two pageviews: every answer computed again, and they are out.
     clock.advance(2 * MINUTE);
     c = counts();
     const passed = await Promise.all(questions.map((q) => ask(path(q))));
     expect(counts().computed).toBe(c.computed + questions.length);
     expect(passed).toEqual(await expected());
-    expect((passed[0] as { pageviews: number }).pageviews).toBe((moved[0] as { pageviews: number }).pageviews - 1);
+    expect((passed[0] as { pageviews: number }).pageviews).toBe((moved[0] as { pageviews: number }).pageviews - 2);
 
     // Reused again until the start passes the second.
     clock.advance(MINUTE);
@@ -187,6 +188,20 @@ describe('answer cache', () => {
     expect(counts().computed).toBe(c.computed + questions.length);
     expect(second).toEqual(await expected());
     expect((second[0] as { pageviews: number }).pageviews).toBe((passed[0] as { pageviews: number }).pageviews - 1);
+  });
+
+  it('24h is computed every time where its start cell holds more than 10,000 events', async () => {
+    clock.set(Math.ceil(clock.now() / (15 * MINUTE)) * 15 * MINUTE + MINUTE + 417);
+    const busy = await newProject(ctx.h, ctx.alice);
+    // 10,001 events in the 15-minute cell of the start, all in its last minute (no ask below passes one).
+    const cellEnd = Math.ceil((clock.now() - DAY) / (15 * MINUTE)) * 15 * MINUTE;
+    await insertEvents(ctx.h.deps.rowStore, busy.id, Array.from({ length: 10_001 }, (_, i) => pageview(cellEnd - MINUTE + i, '/busy')));
+    const askBusy = () => callJson(ctx.h, 'GET', `/api/v1/projects/${busy.domain}/stats?period=24h`, ctx.alice.readKey);
+    await askBusy();
+    clock.advance(1000 + 7);
+    const c = counts();
+    expect((await askBusy()).status).toBe(200);
+    expect(counts().computed).toBe(c.computed + 1);
   });
 
   it('a comparison is reused until its compared end passes a stored row, with both `to` stamps moved', async () => {
