@@ -16,8 +16,8 @@ import { queryOne, queryRows } from './query.js';
  * with the clock among stored rows: its answer is reused only when no row of the project lies
  * between that end then and now (one count), with the compared `to` restamped too. `24h` starts
  * at an instant that moves with the clock as well: its answer is reused only when no row of the
- * project lies between that start then and now (one count per data version and pair of instants),
- * with its `from` restamped; with a comparison it is never reused, nor is realtime. Every other
+ * project lies between that start then and now (rowsOfStartCell: one read per data version and
+ * cell), with its `from` restamped; with a comparison it is never reused, nor is realtime. Every other
  * period's bounds and buckets, a compared range's start and buckets, and `24h`'s hour buckets move
  * only on the 15-minute grid every zone's hours and days fall on, which is part of the key.
  */
