@@ -37,18 +37,32 @@ export interface ReportDefinition<P extends v.GenericSchema = v.GenericSchema, R
   roles?: readonly Role[];
   run(ctx: ReportContext, input: v.InferOutput<P>): Promise<v.InferOutput<R>>;
   /**
-   * `false` when the answer depends on more than the events and the project record (goal or
-   * funnel definitions): never reused from the answer cache. Every other report's answers are.
+   * `false` when the answer must never be reused from the answer cache (realtime's start moves with
+   * the clock). Every other report's answers are.
    */
   answerCache?: false;
+  /**
+   * What the answer depends on beside the events and the project record (goal or funnel
+   * definitions, which live in Redis and change without a data version moving), read once per
+   * request before the answer cache is asked: its fields join the input, so an answer is reused
+   * only for the very same definitions, and `run` computes with the ones it was keyed by.
+   */
+  dependsOn?: (ctx: ReportContext, input: v.InferOutput<P>) => Promise<Record<string, unknown>>;
   /** CSV form: section title, columns, and the rows of a result. */
   csv?: { title: string; columns: CsvColumn<Row>[]; rows: (result: v.InferOutput<R>) => Row[] };
 }
 
-/** The definition whose `run` goes through the answer cache (see answer-cache.ts), unless it opts out: then it is only held as a user's question. */
+/**
+ * The definition whose `run` goes through the answer cache (see answer-cache.ts), with what it
+ * `dependsOn` read first and keyed with its input, unless it opts out: then it is only held as a
+ * user's question.
+ */
 export function withAnswerCache(def: ReportDefinition): ReportDefinition {
   if (def.answerCache === false) return { ...def, run: runAsUserQuestion(def.run) };
-  return { ...def, run: runThroughAnswerCache(def.name, def.run) };
+  const cached = runThroughAnswerCache(def.name, def.run);
+  const { dependsOn } = def;
+  if (!dependsOn) return { ...def, run: cached };
+  return { ...def, run: async (ctx, input) => cached(ctx, { ...(input as object), ...(await dependsOn(ctx, input)) }) };
 }
 
 /** Identity helper that keeps a definition's types tied together. */

@@ -4,6 +4,7 @@ import { fixedClock } from '../../src/adapters/clock.js';
 import { analysisEndpoints } from '../../src/analysis/routes/index.js';
 import { createBatcher } from '../../src/ingest/batcher.js';
 import { getProject, type Project } from '../../src/projects/store.js';
+import { funnelStore, goalStore } from '../../src/goals/store.js';
 import { findReport } from '../../src/reports/registry.js';
 import { insertEvents, type GenEvent } from '../helpers/events-gen.js';
 import { callJson, chTime, newProject, seededRandom } from '../helpers/report-fixtures.js';
@@ -134,8 +135,44 @@ describe('answer cache', () => {
     expect(b).toEqual(await fresh('pages', { period: 'today' }));
   });
 
-  it('24h with a comparison, and goals, are computed every time', async () => {
-    for (const path of ['/timeseries?period=24h&compare=previous_period', '/goals?period=7d']) {
+  it('goals and funnels are reused while their definitions and data stay, computed again when a definition changes', async () => {
+    const redis = ctx.h.deps.redis;
+    const signup = await goalStore.create(redis, site.id, { name: 'Signup', type: 'event', value: 'Signup', target: null }, clock.now(), 10);
+    const funnel = (await funnelStore.create(redis, site.id, { name: 'Browse', steps: [{ type: 'pageview', value: '/p*' }, { type: 'pageview', value: '/p1' }] }, clock.now(), 10))!;
+    await write([pageview(clock.now() - 5000, '/p0', { kind: 'custom', eventName: 'Signup' } as Partial<GenEvent>)]);
+    const freshGoals = () => fresh('goals', { period: '7d' });
+    const freshFunnel = async () => {
+      const def = findReport('funnel')!;
+      const input = { ...(v.parse(def.query, { period: '7d' }) as object), id: funnel.id };
+      return JSON.parse(JSON.stringify(await def.run({ deps: uncachedDeps(), project, role: 'owner' }, input as never)));
+    };
+    const paths = ['/goals?period=7d', `/funnels/${funnel.id}?period=7d`];
+    const expected = async () => [await freshGoals(), await freshFunnel()];
+    expect(await Promise.all(paths.map(ask))).toEqual(await expected());
+    clock.advance(321);
+    let c = counts();
+    expect(await Promise.all(paths.map(ask))).toEqual(await expected());
+    expect(counts().reused).toBe(c.reused + 2);
+
+    // A goal added (no row written, no data version moved): the goals are computed again and list it.
+    await goalStore.create(redis, site.id, { name: 'Pricing', type: 'pageview', value: '/p1', target: 5 }, clock.now(), 10);
+    clock.advance(321);
+    c = counts();
+    const [goals] = (await Promise.all(paths.map(ask))) as [{ goals: { name: string }[] }, unknown];
+    expect(counts().computed).toBe(c.computed + 1);
+    expect(goals.goals.map((g) => g.name)).toEqual(['Signup', 'Pricing']);
+    expect(goals).toEqual(await freshGoals());
+
+    // The funnel deleted: 404, not the kept answer.
+    await funnelStore.remove(redis, site.id, funnel.id);
+    await goalStore.remove(redis, site.id, signup!.id);
+    const gone = await callJson(ctx.h, 'GET', `/api/v1/projects/${site.domain}/funnels/${funnel.id}?period=7d`, ctx.alice.readKey);
+    expect(gone.status).toBe(404);
+    expect(((await ask('/goals?period=7d')) as { goals: { name: string }[] }).goals.map((g) => g.name)).toEqual(['Pricing']);
+  });
+
+  it('24h with a comparison is computed every time', async () => {
+    for (const path of ['/timeseries?period=24h&compare=previous_period']) {
       await ask(path);
       const c = counts();
       clock.advance(321);

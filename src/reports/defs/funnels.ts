@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { ApiError } from '../../errors.js';
 import { pathPatternRegex } from '../../goals/patterns.js';
-import { FUNNEL_STEP_TYPES, funnelStore, GoalMessages, type FunnelStep } from '../../goals/store.js';
-import { defineReport } from '../definition.js';
+import { FUNNEL_STEP_TYPES, funnelStore, GoalMessages, type Funnel, type FunnelStep } from '../../goals/store.js';
+import { defineReport, type ReportContext } from '../definition.js';
 import { ranged, rangeOnlyEntries, resolveInput } from '../analysis-input.js';
 import { filtersOf, FiltersQuery, keptEvents } from '../filter-input.js';
 import { periodParams, queryOne, type ColumnKind, type QueryParams } from '../query.js';
@@ -62,13 +62,21 @@ export const FunnelResultResponse = v.object({
 type FunnelResult = v.InferOutput<typeof FunnelResultResponse>;
 type StepResult = v.InferOutput<typeof Step>;
 
+/** The funnel the request names (its `id` path parameter); 404 when the project has none of that id. */
+async function funnelOf(ctx: ReportContext, input: object): Promise<Funnel> {
+  const { id } = input as { id: string };
+  const funnel = await funnelStore.get(ctx.deps.redis, ctx.project.id, id);
+  if (!funnel) throw new ApiError(404, GoalMessages.funnelNotFound);
+  return funnel;
+}
+
 /**
  * GET /:domain/funnels/:id — visitors per step over the period, from raw events.
  */
 export const funnelReport = defineReport({
   name: 'funnel',
-  // Goal and funnel definitions live in Redis and change without a data version moving.
-  answerCache: false,
+  // The definition lives in Redis and changes without a data version moving: an answer is reused only for the same one.
+  dependsOn: async (ctx, input) => ({ definition: await funnelOf(ctx, input) }),
   path: '/:domain/funnels/:id',
   summary: 'Funnel conversion: visitors per step, conversion and drop-off',
   description:
@@ -80,9 +88,7 @@ export const funnelReport = defineReport({
   params: v.object({ domain: v.string(), id: v.pipe(v.string(), v.minLength(1)) }),
   response: FunnelResultResponse,
   async run(ctx, input): Promise<FunnelResult> {
-    const { id } = input as typeof input & { id: string };
-    const funnel = await funnelStore.get(ctx.deps.redis, ctx.project.id, id);
-    if (!funnel) throw new ApiError(404, GoalMessages.funnelNotFound);
+    const funnel = (input as { definition?: Funnel }).definition ?? (await funnelOf(ctx, input));
     const { period } = await resolveInput(ctx, input);
     const base: QueryParams = { ...periodParams(ctx.project.id, period), window: FUNNEL_WINDOW_MS };
     funnel.steps.forEach((s, i) => (base[`s${i + 1}`] = stepParam(s)));

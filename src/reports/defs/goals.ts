@@ -150,7 +150,7 @@ export const GoalsResponse = v.object({ ...PeriodEntries, goals: v.array(GoalRes
 type GoalsResult = v.InferOutput<typeof GoalsResponse>;
 export type GoalRow = v.InferOutput<typeof GoalResult>;
 
-const valuesOf = (goals: Goal[], type: GoalType) => [...new Set(goals.filter((g) => g.type === type).map((g) => g.value))];
+const valuesOf = (goals: readonly Goal[], type: GoalType) => [...new Set(goals.filter((g) => g.type === type).map((g) => g.value))];
 
 /** Runs `sql` only when the goals need it: a project without pageview goals never scans pages. */
 async function when<T>(needed: boolean, run: () => Promise<T>, empty: T): Promise<T> {
@@ -180,8 +180,14 @@ async function revenueByName(read: ReadRows, sql: string, params: QueryParams, n
  * weeks and months. Unfiltered it reads the rollups (pages and custom events with their closed
  * days' parts), filtered the kept raw events.
  */
-export async function measureGoals(deps: Deps, projectId: string, period: ResolvedPeriod, filters: readonly Filter[] = []): Promise<GoalRow[]> {
-  const goals = await goalStore.list(deps.redis, projectId);
+export async function measureGoals(
+  deps: Deps,
+  projectId: string,
+  period: ResolvedPeriod,
+  filters: readonly Filter[] = [],
+  definitions?: readonly Goal[],
+): Promise<GoalRow[]> {
+  const goals = definitions ?? (await goalStore.list(deps.redis, projectId));
   const filtered = filters.length > 0 ? keptEvents(filters, periodParams(projectId, period)) : null;
   const { deps: at, params } = filtered ? { deps, params: filtered.params } : await sourceRead(deps, projectId, period, 'rollup');
   const read: ReadRows = (sql, values, spec) => queryRowsWithDayParts(at, sql, values, spec);
@@ -249,19 +255,23 @@ export async function measureGoals(deps: Deps, projectId: string, period: Resolv
   }));
 }
 
+const GoalsQuery = ranged(v.object({ ...rangeOnlyEntries(), period: choiceParam('period', GOAL_PERIODS, '30d'), ...FiltersQuery }));
+/** The query, with the definitions `dependsOn` read (absent where the report runs without withAnswerCache). */
+type GoalsInput = v.InferOutput<typeof GoalsQuery> & { definitions?: readonly Goal[] };
+
 /** GET /:domain/goals — every goal of the project with its metric over the period. */
 export const goalsReport = defineReport({
   name: 'goals',
-  // Goal and funnel definitions live in Redis and change without a data version moving.
-  answerCache: false,
+  // The definitions live in Redis and change without a data version moving: an answer is reused only for the same ones.
+  dependsOn: async (ctx) => ({ definitions: await goalStore.list(ctx.deps.redis, ctx.project.id) }),
   path: '/:domain/goals',
   summary: 'Goals with their current value over the period',
   description: `Periods: ${GOAL_PERIODS.join(', ')} (default 30d; custom with from and to as YYYY-MM-DD; all since the first event). Works with API keys and sessions alike (full data). With \`filters\`, every goal is measured over the events the filters keep, from raw events; the visitors of the period (conversion rates, all-traffic goals) are those with a kept pageview, custom or transaction event, and engagement averages the whole visits holding one.\n\n${GOAL_TYPE_TABLE}`,
-  query: ranged(v.object({ ...rangeOnlyEntries(), period: choiceParam('period', GOAL_PERIODS, '30d'), ...FiltersQuery })),
+  query: GoalsQuery,
   response: GoalsResponse,
-  async run(ctx, input): Promise<GoalsResult> {
+  async run(ctx, input: GoalsInput): Promise<GoalsResult> {
     const { period } = await resolveInput(ctx, input);
-    return { ...periodFields(period), goals: await measureGoals(ctx.deps, ctx.project.id, period, filtersOf(input)) };
+    return { ...periodFields(period), goals: await measureGoals(ctx.deps, ctx.project.id, period, filtersOf(input), input.definitions) };
   },
   csv: {
     title: 'goals',
