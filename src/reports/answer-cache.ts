@@ -227,7 +227,7 @@ export function runThroughAnswerCache<C extends { deps: Deps; project: Project; 
 }
 
 /**
- * `run` for answers the cache never keeps (goal and funnel definitions, realtime): still a user's
+ * `run` for answers the cache never keeps (realtime: its window moves with the clock): still a user's
  * question to the refresher, which starts no refresh while one runs (`answer` holds it for the
  * rest), so such a request does not wait behind a round of refreshes after every flushed batch.
  */

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { Deps } from '../deps.js';
 import type { Project, Role } from '../projects/store.js';
-import { runAsUserQuestion, runThroughAnswerCache } from './answer-cache.js';
+import { runThroughAnswerCache } from './answer-cache.js';
 
 /** What a report's `run` receives besides its parsed parameters. */
 export interface ReportContext {
@@ -37,11 +37,6 @@ export interface ReportDefinition<P extends v.GenericSchema = v.GenericSchema, R
   roles?: readonly Role[];
   run(ctx: ReportContext, input: v.InferOutput<P>): Promise<v.InferOutput<R>>;
   /**
-   * `false` when the answer must never be reused from the answer cache (realtime's start moves with
-   * the clock). Every other report's answers are.
-   */
-  answerCache?: false;
-  /**
    * What the answer depends on beside the events and the project record (goal or funnel
    * definitions, which live in Redis and change without a data version moving), read once per
    * request before the answer cache is asked: its fields join the input, so an answer is reused
@@ -54,11 +49,9 @@ export interface ReportDefinition<P extends v.GenericSchema = v.GenericSchema, R
 
 /**
  * The definition whose `run` goes through the answer cache (see answer-cache.ts), with what it
- * `dependsOn` read first and keyed with its input, unless it opts out: then it is only held as a
- * user's question.
+ * `dependsOn` read first and keyed with its input.
  */
 export function withAnswerCache(def: ReportDefinition): ReportDefinition {
-  if (def.answerCache === false) return { ...def, run: runAsUserQuestion(def.run) };
   const cached = runThroughAnswerCache(def.name, def.run);
   const { dependsOn } = def;
   if (!dependsOn) return { ...def, run: cached };

@@ -232,22 +232,22 @@ describe('AnswerRefresher.current', () => {
 });
 
 describe('runAsUserQuestion', () => {
-  it('holds refreshes while an answer the cache never keeps is computed (goals, funnels, realtime)', async () => {
+  it('holds refreshes while an answer the cache never keeps is computed (realtime)', async () => {
     const refresher = new AnswerRefresher({ watchMs: 60_000, clock: fixedClock(0) });
     const ran: string[] = [];
     refresher.watch('q', 'p', async () => void ran.push('q'));
     let finish!: () => void;
-    const goals = runAsUserQuestion(async (_ctx: { deps: Pick<Deps, 'answers'> }, _input: unknown) => {
+    const realtime = runAsUserQuestion(async (_ctx: { deps: Pick<Deps, 'answers'> }, _input: unknown) => {
       await new Promise<void>((resolve) => (finish = resolve));
-      return 'goals';
+      return 'realtime';
     });
-    const answer = goals({ deps: { answers: { refresher } as unknown as Deps['answers'] } }, {});
+    const answer = realtime({ deps: { answers: { refresher } as unknown as Deps['answers'] } }, {});
     // A write alone is refreshed at once, unless a user's question is being answered.
     refresher.written(['p']);
     await sleep(300);
     expect(ran).toEqual([]);
     finish();
-    expect(await answer).toBe('goals');
+    expect(await answer).toBe('realtime');
     await refresher.settled();
     expect(ran).toEqual(['q']);
   });
