@@ -89,7 +89,16 @@ export class AnswerCache {
     // failed (the computation then answers the error, and nothing is kept).
     const comparedEnd = question.comparedEnd?.(pinned).catch(() => null);
     const asked = JSON.stringify([question.name, question.role ?? '', question.project, canonical(question.input)]);
-    watch?.(asked);
+    if (watch && !startFollowsClock(question)) watch(asked);
+    // A `24h` answer refreshed where its start passes many events is no longer the answer when the next viewer comes.
+    else if (watch) {
+      void this.rowsOfStartCell(pinned, projectId, version, now).then(
+        (rows) => {
+          if (rows !== null && rows.length <= QUIET_START_CELL_MOST) watch(asked);
+        },
+        () => {},
+      );
+    }
     // `asked` is JSON (it ends in `]`), so appending the cell and version cannot make two keys meet.
     const key = `${asked}${Math.floor(now / GRID_MS)}/${version}`;
     // No await between this lookup and `pending.set` below when nothing is found: a question asked
@@ -312,6 +321,13 @@ WHERE project_id = {projectId:String} AND ts > {after:DateTime64(3, 'UTC')} AND 
 /** The most events of a `24h` start cell kept to check later asks against (rowsOfStartCell), and how many cells are kept. */
 const START_CELL_MOST = 10_000;
 const START_CELLS_KEPT = 200;
+/**
+ * The most events in a `24h` question's start cell for its answer to be kept fresh after writes:
+ * one per 5 s on average (the default flush interval), so a viewer who comes before the next flush
+ * finds the refreshed answer still the answer about two times in three. With more, refreshing it
+ * would only hold the engine from other questions.
+ */
+const QUIET_START_CELL_MOST = 180;
 
 /**
  * The instants of the project's events in [from, to) (at most `most`; no `24h` report reads bot

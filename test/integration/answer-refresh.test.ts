@@ -35,6 +35,7 @@ async function ask(name: string, query: Record<string, string>, via: Deps = deps
   return JSON.parse(JSON.stringify(await def.run({ deps: via, project: of, role: 'owner' }, v.parse(def.query, query) as never)));
 }
 const uncached = (name: string, query: Record<string, string>) => ask(name, query, { ...h.deps, answers: undefined });
+const uncached24h = (of: Project) => ask('stats', { period: '24h' }, { ...h.deps, answers: undefined }, of);
 
 let visitor = 0;
 const pageview = (ts: number, of: Project = project, path = '/') => ({
@@ -81,6 +82,29 @@ describe('answers kept fresh after a write', () => {
     await write([pageview(clock.now() - 4000, other)]);
     await cache.refresher!.settled();
     expect(refreshed()).toBe(before);
+  });
+
+  it('keeps 24h fresh where its start passes few events (at most 180 in its 15-minute cell), not where it passes many', async () => {
+    const quiet = projectOf('quiet-24h.example');
+    const busy = projectOf('busy-24h.example');
+    const startCell = Math.floor(clock.now() / (15 * MINUTE)) * 15 * MINUTE - DAY;
+    const rowsInStartCell = (n: number, of: Project) => Array.from({ length: n }, (_, i) => pageview(startCell + i * 1000 + 7, of));
+    await write([...rowsInStartCell(180, quiet), ...rowsInStartCell(181, busy)]);
+    await cache.refresher!.settled();
+    const watching = cache.refresher!.watching;
+    await ask('stats', { period: '24h' }, deps, quiet);
+    await ask('stats', { period: '24h' }, deps, busy);
+    // Watched once their start cell is read, beside the answer.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(cache.refresher!.watching).toBe(watching + 1);
+    const before = refreshed();
+    await write([pageview(clock.now() - 2000, quiet), pageview(clock.now() - 2000, busy)]);
+    await cache.refresher!.settled();
+    expect(refreshed()).toBe(before + 1);
+    clock.advance(700);
+    const c = counts();
+    expect(await ask('stats', { period: '24h' }, deps, quiet)).toEqual(await uncached24h(quiet));
+    expect(counts().reused).toBe(c.reused + 1);
   });
 
   it('a question not asked for longer than the watch is not refreshed any more', async () => {
