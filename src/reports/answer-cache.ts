@@ -17,7 +17,8 @@ import { queryOne, queryRows } from './query.js';
  * between that end then and now (one count), with the compared `to` restamped too. `24h` starts
  * at an instant that moves with the clock as well: its answer is reused only when no row of the
  * project lies between that start then and now (rowsOfStartCell: one read per data version and
- * cell), with its `from` restamped; with a comparison it is never reused, nor is realtime. Every other
+ * cell), with its `from` restamped, and its compared range's start the same way (one count).
+ * Realtime is never reused. Every other
  * period's bounds and buckets, a compared range's start and buckets, and `24h`'s hour buckets move
  * only on the 15-minute grid every zone's hours and days fall on, which is part of the key.
  */
@@ -87,7 +88,7 @@ export class AnswerCache {
     if (!reusable(question, now)) return compute(pinned);
     // The compared range's end at this clock read, resolved as the route resolves it; null when that
     // failed (the computation then answers the error, and nothing is kept).
-    const comparedEnd = question.comparedEnd?.(pinned).catch(() => null);
+    const compared = question.comparedRange?.(pinned).catch(() => null);
     const asked = JSON.stringify([question.name, question.role ?? '', question.project, canonical(question.input)]);
     if (watch && !startFollowsClock(question)) watch(asked);
     // A `24h` answer refreshed where its start passes many events is no longer the answer when the next viewer comes.
@@ -105,7 +106,7 @@ export class AnswerCache {
     // several times at once then runs once.
     const running = this.entries.has(key) ? undefined : this.pending.get(key);
     const found = this.entries.get(key) ?? (running ? await running.catch(() => undefined) : undefined);
-    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged(pinned, projectId, version, found, comparedEnd, startFollowsClock(question)) : null;
+    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged(pinned, projectId, version, found, compared, startFollowsClock(question)) : null;
     if (found && moves) {
       this.touch(key);
       counts.reused++;
@@ -113,8 +114,8 @@ export class AnswerCache {
     }
     const run = (async (): Promise<Computed> => {
       const answer = await compute(pinned);
-      const end = comparedEnd ? await comparedEnd : undefined;
-      return { answer, at: now, keep: (await latest) < now && end !== null, ...(typeof end === 'number' ? { comparedEnd: end } : {}) };
+      const range = compared ? await compared : undefined;
+      return { answer, at: now, keep: (await latest) < now && range !== null, ...(range ? { compared: range } : {}) };
     })();
     this.pending.set(key, run);
     try {
@@ -141,16 +142,16 @@ export class AnswerCache {
 
   /**
    * The instants to restamp (`[then, now]` pairs) when `found`, kept at an earlier clock read of
-   * this data version and grid cell, is still the answer at `deps`' clock; null when it is not:
-   * its compared range's end has moved past a stored row, or could not be resolved, or (`slidingStart`:
-   * `24h`) a stored row has left the start of its range.
+   * this data version and grid cell, is still the answer at `deps`' clock; null when it is not: a
+   * stored row has left the start of its range (`slidingStart`: `24h`) or of its compared range, or
+   * its compared range's end has moved past one, or the compared range could not be resolved.
    */
   private async movesIfUnchanged(
     deps: Deps,
     projectId: string,
     version: string,
     found: Computed,
-    comparedEnd: Promise<number | null> | undefined,
+    compared: Promise<ComparedRange | null> | undefined,
     slidingStart: boolean,
   ): Promise<[number, number][] | null> {
     const now = deps.clock.now();
@@ -162,15 +163,22 @@ export class AnswerCache {
       if (rows === null || rowsIn(rows, ...start)) return null;
       moves.push(start);
     }
-    if (!comparedEnd) return moves;
-    const endNow = await comparedEnd;
-    if (endNow === null || found.comparedEnd === undefined) return null;
-    const moved: [number, number] = [found.comparedEnd, endNow];
-    if (!restampable(moved)) return null;
-    // (the earlier end, the later end]: a range counts its end.
-    const [after, until] = moved[0] < moved[1] ? moved : [moved[1], moved[0]];
-    if (after !== until && !(await this.noRowBetween(deps, projectId, version, after, until))) return null;
-    return [...moves, moved];
+    if (!compared) return moves;
+    const range = await compared;
+    if (range === null || found.compared === undefined) return null;
+    // The compared start moves only where the request's does (`24h`); elsewhere it stays on its day.
+    const start: [number, number] = [found.compared.from, range.from];
+    const end: [number, number] = [found.compared.end, range.end];
+    for (const move of [start, end]) {
+      if (move[0] === move[1]) continue;
+      if (!restampable(move)) return null;
+      const [lo, hi] = move[0] < move[1] ? move : [move[1], move[0]];
+      // A range counts its start and its end: rows in [lo, hi) leave with the start, rows in (lo, hi] join with the end.
+      const unmoved = move === start ? this.noRowBetween(deps, projectId, version, lo - 1, hi - 1) : this.noRowBetween(deps, projectId, version, lo, hi);
+      if (!(await unmoved)) return null;
+      moves.push(move);
+    }
+    return moves;
   }
 
   /** Whether the project has no event in (after, until]; kept per data version (the rows do not change under it). */
@@ -230,8 +238,8 @@ export function runThroughAnswerCache<C extends { deps: Deps; project: Project; 
   return (ctx: C, input: I): Promise<A> => {
     const compute = (deps: Deps) => run({ ...ctx, deps }, input);
     if (!ctx.deps.answers) return compute(ctx.deps);
-    const comparedEnd = comparedEndOf(ctx.project, input);
-    return ctx.deps.answers.answer(ctx.deps, { name, project: ctx.project, role: ctx.role, input, ...(comparedEnd ? { comparedEnd } : {}) }, compute);
+    const comparedRange = comparedRangeOf(ctx.project, input);
+    return ctx.deps.answers.answer(ctx.deps, { name, project: ctx.project, role: ctx.role, input, ...(comparedRange ? { comparedRange } : {}) }, compute);
   };
 }
 
@@ -249,15 +257,15 @@ export function runAsUserQuestion<C extends { deps: Pick<Deps, 'answers'> }, I, 
 
 /**
  * For an input that asks for a comparison (`compare`, with the range fields every report and
- * analysis endpoint resolves through project-range.ts): the last instant of the compared range
- * at the deps' clock, resolved exactly as the route resolves it.
+ * analysis endpoint resolves through project-range.ts): the start and last instant of the compared
+ * range at the deps' clock, resolved exactly as the route resolves them.
  */
-function comparedEndOf(project: Project, input: unknown): ((deps: Deps) => Promise<number>) | undefined {
+function comparedRangeOf(project: Project, input: unknown): ((deps: Deps) => Promise<ComparedRange>) | undefined {
   if (typeof input !== 'object' || input === null || (input as RangeAsked).compare === undefined) return undefined;
   return async (deps) => {
     const { comparison } = await resolveRanges(deps, project, input as RangeAsked);
     if (!comparison) throw new Error('a comparison was asked for and none resolved');
-    return comparison.now;
+    return { from: comparison.from, end: comparison.now };
   };
 }
 
@@ -285,8 +293,14 @@ export interface Question {
   project: Project;
   role?: string;
   input: unknown;
-  /** With a comparison: the compared range's last instant at the deps' clock (without it, a comparison is never reused). */
-  comparedEnd?: (deps: Deps) => Promise<number>;
+  /** With a comparison: the compared range's start and last instant at the deps' clock (without it, a comparison is never reused). */
+  comparedRange?: (deps: Deps) => Promise<ComparedRange>;
+}
+
+/** A compared range's start (inclusive) and last instant counted, epoch ms. */
+interface ComparedRange {
+  from: number;
+  end: number;
 }
 
 interface Computed {
@@ -295,8 +309,8 @@ interface Computed {
   at: number;
   /** Whether every row of the project was older than `at` (else it is never reused). */
   keep: boolean;
-  /** The compared range's last instant at `at`, for an answer with a comparison. */
-  comparedEnd?: number;
+  /** The compared range at `at`, for an answer with a comparison. */
+  compared?: ComparedRange;
 }
 type Stored = Computed & { size: number };
 
@@ -368,17 +382,14 @@ function memoized<T>(map: Map<string, Promise<T>>, key: string, most: number, ma
 }
 
 /**
- * Whether an answer to `question` at `now` may be reused later: not `24h` with `compare` (both
- * ranges' starts move with the clock), not with `compare` unless the question can tell its
- * compared range's end, and not at a whole second (where a bucket start could equal the answer's
- * `to` or `24h`'s `from`, and restamping would move it too).
+ * Whether an answer to `question` at `now` may be reused later: not with `compare` unless the
+ * question can tell its compared range, and not at a whole second (where a bucket start could
+ * equal the answer's `to` or a moving start, and restamping would move it too).
  */
 function reusable(question: Question, now: number): boolean {
   const { input } = question;
   if (now % 1000 === 0 || typeof input !== 'object' || input === null) return false;
-  const asked = input as { compare?: unknown };
-  if (asked.compare === undefined) return true;
-  return !startFollowsClock(question) && question.comparedEnd !== undefined;
+  return (input as { compare?: unknown }).compare === undefined || question.comparedRange !== undefined;
 }
 
 /** Whether the question's range starts at an instant that moves with the clock: `24h`, exactly 24 hours before now. */

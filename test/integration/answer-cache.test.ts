@@ -171,14 +171,30 @@ describe('answer cache', () => {
     expect(((await ask('/goals?period=7d')) as { goals: { name: string }[] }).goals.map((g) => g.name)).toEqual(['Pricing']);
   });
 
-  it('24h with a comparison is computed every time', async () => {
-    for (const path of ['/timeseries?period=24h&compare=previous_period']) {
-      await ask(path);
-      const c = counts();
-      clock.advance(321);
-      await ask(path);
-      expect(counts().reused, path).toBe(c.reused);
-    }
+  it('24h with a comparison is reused until the compared start passes a stored row, with its `from` moved', async () => {
+    clock.set(Math.ceil(clock.now() / (15 * MINUTE)) * 15 * MINUTE + MINUTE + 417);
+    const comparedStarts = { previous_period: clock.now() - 2 * DAY, year_over_year: clock.now() - DAY - 365 * DAY };
+    // Pageviews at the compared start the first move reaches (still counted then) and 3 minutes after each compared start.
+    await write(Object.values(comparedStarts).flatMap((start) => [2 * MINUTE, 3 * MINUTE].map((t) => pageview(start + t, '/compared'))));
+    const questions: [string, Record<string, string>][] = [['stats', { period: '24h', compare: 'previous_period' }], ['timeseries', { period: '24h', compare: 'year_over_year' }]];
+    type Compared = { comparison: { from: string; pageviews?: number } };
+    const askAll = async () => {
+      const answers = (await Promise.all(questions.map(([name, query]) => ask(`/${name}?${new URLSearchParams(query)}`)))) as (Record<string, unknown> & Compared)[];
+      expect(answers).toEqual(await Promise.all(questions.map(([name, query]) => fresh(name, query))));
+      return answers;
+    };
+    const first = await askAll();
+    clock.advance(2 * MINUTE);
+    let c = counts();
+    const moved = await askAll();
+    expect(counts().reused).toBe(c.reused + 2);
+    for (const [i, answer] of moved.entries()) expect(Date.parse(answer.comparison.from) - Date.parse(first[i]!.comparison.from)).toBe(2 * MINUTE);
+    // The compared starts pass their pageviews: computed again, and they are out.
+    clock.advance(2 * MINUTE);
+    c = counts();
+    const passed = await askAll();
+    expect(counts().computed).toBe(c.computed + 2);
+    expect(passed[0]!.comparison.pageviews).toBe(moved[0]!.comparison.pageviews! - 2);
   });
 
   it('24h is reused until its start passes a stored row, with `from` and `to` moved', async () => {
@@ -364,12 +380,21 @@ describe('answer cache', () => {
   it('comparisons answer the same as an uncached computation while their compared ends pass stored rows', async () => {
     // Rows every 7 minutes over the next 3 hours' compared instants (a week, 30 days, a year back), which the compared ends pass as the clock moves.
     const ahead = Array.from({ length: 26 }, (_, j) => (j + 1) * 7 * MINUTE);
-    // The same a day back, which the start of `24h` passes.
-    await write([DAY, 7 * DAY, 30 * DAY, 365 * DAY].flatMap((back) => ahead.map((t) => pageview(clock.now() - back + t, `/p${t % 5}`))));
+    await write([7 * DAY, 30 * DAY, 365 * DAY].flatMap((back) => ahead.map((t) => pageview(clock.now() - back + t, `/p${t % 5}`))));
     const reused = await randomWalk(20261128, 60, [
       ['stats', { period: '7d', compare: 'previous_period' }], ['timeseries', { period: '30d', compare: 'previous_period' }],
       ['pages', { period: '30d', compare: 'year_over_year' }], ['countries', { period: '7d', compare: 'previous_period', filters: 'country==DE' }],
-      ['stats', { period: '24h' }], ['timeseries', { period: '24h' }], ['pages', { period: '24h', filters: 'country==DE' }], ['referrers', { period: '24h' }],
+    ], { write: 0.1, move: 0.3 });
+    expect(reused.answers).toBeGreaterThan(3);
+  });
+
+  it('24h answers the same as an uncached computation while its start and its compared start pass stored rows', async () => {
+    // Rows every 40 minutes over the next 6 hours' starts of `24h` (a day back) and of its previous period (two days back).
+    const ahead = Array.from({ length: 9 }, (_, j) => (j + 1) * 40 * MINUTE);
+    await write([DAY, 2 * DAY].flatMap((back) => ahead.map((t) => pageview(clock.now() - back + t, `/p${t % 5}`))));
+    const reused = await randomWalk(20261129, 60, [
+      ['stats', { period: '24h' }], ['timeseries', { period: '24h' }], ['pages', { period: '24h', filters: 'country==DE' }],
+      ['referrers', { period: '24h' }], ['stats', { period: '24h', compare: 'previous_period' }], ['pages', { period: '24h', compare: 'previous_period' }],
     ], { write: 0.1, move: 0.3 });
     expect(reused.answers).toBeGreaterThan(3);
   });
