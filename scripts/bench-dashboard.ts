@@ -466,7 +466,7 @@ async function main() {
     printTable(['dashboards', 'path', 'rounds', 'p50 ms each', 'p95 ms each', 'wall p50 ms', 'answer cache', 'target'], conc);
     console.log(`(${load()})`);
 
-    console.log('\nfiltered, breakdown, comparison and goals questions, 30d:');
+    console.log('\nfiltered, breakdown, comparison and goals questions, 30d (one at 24h):');
     const questions: [string, string][] = [
       ['stats country==US', '/stats?period=30d&filters=country%3D%3DUS'],
       ['pages country==US', '/pages?period=30d&limit=10&filters=country%3D%3DUS'],
@@ -474,6 +474,7 @@ async function main() {
       ['breakdown source', '/breakdown?period=30d&dimension=source&metrics=visitors,pageviews&limit=10'],
       ['stats compare previous', '/stats?period=30d&compare=previous_period'],
       ['referrers compare previous', '/referrers?period=30d&limit=10&compare=previous_period'],
+      ['stats 24h compare previous', '/stats?period=24h&compare=previous_period'],
       // Goals are served from the answer cache under the same definitions (README "Answer cache").
       [`goals (${GOALS.length})`, '/goals?period=30d'],
     ];
