@@ -12,24 +12,20 @@ import { queryOne, queryRows } from './query.js';
  * data version of the project (moved by every write that reached ClickHouse), and a clock that
  * moved only where no row can be: every stored row of the project is older than the first
  * answer's now, so the rows up to a later now are the same rows. Only the answer's own `to`
- * (that first now) is restamped to the later now. A compared range ends at an instant that moves
- * with the clock among stored rows: its answer is reused only when no row of the project lies
- * between that end then and now (one count), with the compared `to` restamped too. `24h` starts
- * at an instant that moves with the clock as well: its answer is reused only when no row of the
- * project lies between that start then and now (rowsOfStartCell: one read per data version and
- * cell), with its `from` restamped, and its compared range's start the same way (one count).
- * Realtime is never reused. Every other
- * period's bounds and buckets, a compared range's start and buckets, and `24h`'s hour buckets move
- * only on the 15-minute grid every zone's hours and days fall on, which is part of the key.
+ * (that first now) is restamped to the later now. Bounds that move with the clock among stored
+ * rows — a compared range's end, `24h`'s start and its compared range's start — let an answer be
+ * reused only when no row of the project lies between the bound then and now (noEventIn: the
+ * instants of the bound's 15-minute cell read once per data version), each restamped too.
+ * Realtime is never reused. Every other period's bounds and buckets, a compared range's start and
+ * buckets, and `24h`'s hour buckets move only on the 15-minute grid every zone's hours and days
+ * fall on, which is part of the key.
  */
 export class AnswerCache {
   private readonly entries = new Map<string, Stored>();
   private readonly pending = new Map<string, Promise<Computed>>();
   private readonly latest = new Map<string, Promise<number>>();
-  /** Whether no event lies between two compared ends, per project, data version and pair: a dashboard's comparisons ask it once. */
-  private readonly unmoved = new Map<string, Promise<boolean>>();
-  /** The events stamped in the 15-minute cell a `24h` range starts in, per project, version and cell (null: too many to keep). */
-  private readonly startRows = new Map<string, Promise<Float64Array | null>>();
+  /** The instants of the events of a 15-minute cell a moving bound lies in, per project, version and cell (null: too many to keep). */
+  private readonly cellRows = new Map<string, Promise<Float64Array | null>>();
   private bytes = 0;
   /** Answers computed and answers reused, for the benchmark and tests. */
   readonly counts = { computed: 0, reused: 0 };
@@ -93,7 +89,7 @@ export class AnswerCache {
     if (watch && !startFollowsClock(question)) watch(asked);
     // A `24h` answer refreshed where its start passes many events is no longer the answer when the next viewer comes.
     else if (watch) {
-      void this.rowsOfStartCell(pinned, projectId, version, now).then(
+      void this.rowsOfCell(pinned, projectId, version, cellOf(now) - DAY_MS).then(
         (rows) => {
           if (rows !== null && rows.length <= QUIET_START_CELL_MOST) watch(asked);
         },
@@ -156,51 +152,48 @@ export class AnswerCache {
   ): Promise<[number, number][] | null> {
     const now = deps.clock.now();
     const moves: [number, number][] = [[found.at, now]];
-    if (slidingStart) {
-      // [from then, from now): the rows the range no longer starts before.
-      const start: [number, number] = [found.at - DAY_MS, now - DAY_MS];
-      const rows = await this.rowsOfStartCell(deps, projectId, version, now);
-      if (rows === null || rowsIn(rows, ...start)) return null;
-      moves.push(start);
+    // A range counts its start and its end: rows in [then, now) of a start leave it, rows in (then, now] of an end join it.
+    const checks: [move: [number, number], counted: 'start' | 'end'][] = [];
+    if (slidingStart) checks.push([[found.at - DAY_MS, now - DAY_MS], 'start']);
+    if (compared) {
+      const range = await compared;
+      if (range === null || found.compared === undefined) return null;
+      // The compared start moves only where the request's does (`24h`); elsewhere it stays on its day.
+      checks.push([[found.compared.from, range.from], 'start'], [[found.compared.end, range.end], 'end']);
     }
-    if (!compared) return moves;
-    const range = await compared;
-    if (range === null || found.compared === undefined) return null;
-    // The compared start moves only where the request's does (`24h`); elsewhere it stays on its day.
-    const start: [number, number] = [found.compared.from, range.from];
-    const end: [number, number] = [found.compared.end, range.end];
-    for (const move of [start, end]) {
+    for (const [move, counted] of checks) {
       if (move[0] === move[1]) continue;
       if (!restampable(move)) return null;
       const [lo, hi] = move[0] < move[1] ? move : [move[1], move[0]];
-      // A range counts its start and its end: rows in [lo, hi) leave with the start, rows in (lo, hi] join with the end.
-      const unmoved = move === start ? this.noRowBetween(deps, projectId, version, lo - 1, hi - 1) : this.noRowBetween(deps, projectId, version, lo, hi);
-      if (!(await unmoved)) return null;
+      if (!(await (counted === 'start' ? this.noEventIn(deps, projectId, version, lo, hi) : this.noEventIn(deps, projectId, version, lo + 1, hi + 1)))) return null;
       moves.push(move);
     }
     return moves;
   }
 
-  /** Whether the project has no event in (after, until]; kept per data version (the rows do not change under it). */
-  private noRowBetween(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, after: number, until: number): Promise<boolean> {
-    return memoized(this.unmoved, `${projectId}/${version}/${after}/${until}`, this.limits.maxEntries, () =>
-      queryOne(deps, ROWS_BETWEEN_SQL, { projectId, after: toClickHouseDateTime64(after), until: toClickHouseDateTime64(until) }, { n: 'number' }).then((row) => row.n === 0),
-    );
+  /**
+   * Whether the project has no event in [lo, hi): read from the instants of the 15-minute cell the
+   * gap lies in (rowsOfCell). A gap across cells, or in a cell of more than CELL_MOST events, counts
+   * as holding one: a moving bound stays in one cell while the clock does (every shift is whole
+   * days or years in a zone on the 15-minute grid), and a cell that busy is passed within seconds.
+   */
+  private async noEventIn(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, lo: number, hi: number): Promise<boolean> {
+    const cell = cellOf(lo);
+    if (cellOf(hi - 1) !== cell) return false;
+    const rows = await this.rowsOfCell(deps, projectId, version, cell);
+    return rows !== null && !rowsIn(rows, lo, hi);
   }
 
   /**
-   * The instants (epoch ms, ascending) of the project's events in the 15-minute cell a `24h` range
-   * starts in at `now`, exactly a day before now's cell: every start within that cell lies in it,
-   * so one read per data version and cell answers every later ask whether its start passed a row
-   * (rowsIn). Null when the cell holds more than START_CELL_MOST events: a site that busy passes one
-   * within seconds, and its answers are computed.
+   * The instants (epoch ms, ascending) of the project's events in the 15-minute cell from `cell`:
+   * one read per data version and cell answers every later ask whether a moving bound in it passed
+   * an event (rows do not change under one version). Null when it holds more than CELL_MOST.
    */
-  private rowsOfStartCell(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, now: number): Promise<Float64Array | null> {
-    const cell = Math.floor(now / GRID_MS) * GRID_MS - DAY_MS;
-    return memoized(this.startRows, `${projectId}/${version}/${cell}`, START_CELLS_KEPT, async () => {
-      const params = { projectId, from: toClickHouseDateTime64(cell), to: toClickHouseDateTime64(cell + GRID_MS), most: START_CELL_MOST + 1 };
-      const rows = await queryRows(deps, START_CELL_SQL, params, { at: 'number' });
-      return rows.length > START_CELL_MOST ? null : Float64Array.from(rows, (r) => r.at);
+  private rowsOfCell(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, cell: number): Promise<Float64Array | null> {
+    return memoized(this.cellRows, `${projectId}/${version}/${cell}`, CELLS_KEPT, async () => {
+      const params = { projectId, from: toClickHouseDateTime64(cell), to: toClickHouseDateTime64(cell + GRID_MS), most: CELL_MOST + 1 };
+      const rows = await queryRows(deps, CELL_ROWS_SQL, params, { at: 'number' });
+      return rows.length > CELL_MOST ? null : Float64Array.from(rows, (r) => r.at);
     });
   }
 
@@ -327,14 +320,9 @@ SELECT toUnixTimestamp64Milli(max(ts)) AS latest, count() AS n FROM (
   UNION ALL
   SELECT ts FROM bot_hits WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({now:DateTime64(3, 'UTC')}))`;
 
-/** Events of the project stamped in (after, until]: what a compared range's end passed. */
-const ROWS_BETWEEN_SQL = `
-SELECT count() AS n FROM events
-WHERE project_id = {projectId:String} AND ts > {after:DateTime64(3, 'UTC')} AND ts <= {until:DateTime64(3, 'UTC')}`;
-
-/** The most events of a `24h` start cell kept to check later asks against (rowsOfStartCell), and how many cells are kept. */
-const START_CELL_MOST = 10_000;
-const START_CELLS_KEPT = 200;
+/** The most events of a cell kept to check later asks against (rowsOfCell), and how many cells are kept. */
+const CELL_MOST = 10_000;
+const CELLS_KEPT = 200;
 /**
  * The most events in a `24h` question's start cell for its answer to be kept fresh after writes:
  * one per 5 s on average (the default flush interval), so a viewer who comes before the next flush
@@ -344,17 +332,17 @@ const START_CELLS_KEPT = 200;
 const QUIET_START_CELL_MOST = 180;
 
 /**
- * The instants of the project's events in [from, to) (at most `most`; no `24h` report reads bot
- * hits). The date bounds repeat the instants', so the key analysis (key `toDate(ts)`) reads a day,
- * not the month.
+ * The instants of the project's events in [from, to) (at most `most`; the bounds that move with
+ * the clock are those of reports on events, never of bot hits). The date bounds repeat the
+ * instants', so the key analysis (key `toDate(ts)`) reads a day, not the month.
  */
-const START_CELL_SQL = `
+const CELL_ROWS_SQL = `
 SELECT toUnixTimestamp64Milli(ts) AS at FROM events
 WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({from:DateTime64(3, 'UTC')}) AND toDate(ts) <= toDate({to:DateTime64(3, 'UTC')})
   AND ts >= {from:DateTime64(3, 'UTC')} AND ts < {to:DateTime64(3, 'UTC')}
 ORDER BY ts LIMIT {most:UInt32}`;
 
-/** Whether any of `rows` (ascending instants) lies in [a, b): the events a `24h` start moving from a to b left behind. */
+/** Whether any of `rows` (ascending instants) lies in [a, b). */
 function rowsIn(rows: Float64Array, a: number, b: number): boolean {
   let lo = 0;
   let hi = rows.length;
@@ -391,6 +379,9 @@ function reusable(question: Question, now: number): boolean {
   if (now % 1000 === 0 || typeof input !== 'object' || input === null) return false;
   return (input as { compare?: unknown }).compare === undefined || question.comparedRange !== undefined;
 }
+
+/** The start of the 15-minute cell of the clock that holds `instant`. */
+const cellOf = (instant: number): number => Math.floor(instant / GRID_MS) * GRID_MS;
 
 /** Whether the question's range starts at an instant that moves with the clock: `24h`, exactly 24 hours before now. */
 const startFollowsClock = (question: Question): boolean => (question.input as { period?: unknown }).period === '24h';

@@ -171,6 +171,21 @@ describe('answer cache', () => {
     expect(((await ask('/goals?period=7d')) as { goals: { name: string }[] }).goals.map((g) => g.name)).toEqual(['Pricing']);
   });
 
+  it('a compared end that reaches a stored row exactly counts it: computed again', async () => {
+    clock.set(Math.ceil(clock.now() / (15 * MINUTE)) * 15 * MINUTE + MINUTE + 417);
+    const path = '/stats?period=7d&compare=previous_period';
+    const end = Date.parse(((await ask(path)) as { comparison: { to: string } }).comparison.to);
+    await write([pageview(end + 3 * MINUTE, '/at-the-end')]);
+    clock.advance(MINUTE);
+    const before = (await ask(path)) as { comparison: { pageviews: number } };
+    clock.advance(2 * MINUTE);
+    const c = counts();
+    const reached = (await ask(path)) as { comparison: { pageviews: number } };
+    expect(counts().computed).toBe(c.computed + 1);
+    expect(reached).toEqual(await fresh('stats', { period: '7d', compare: 'previous_period' }));
+    expect(reached.comparison.pageviews).toBe(before.comparison.pageviews + 1);
+  });
+
   it('24h with a comparison is reused until the compared start passes a stored row, with its `from` moved', async () => {
     clock.set(Math.ceil(clock.now() / (15 * MINUTE)) * 15 * MINUTE + MINUTE + 417);
     const comparedStarts = { previous_period: clock.now() - 2 * DAY, year_over_year: clock.now() - DAY - 365 * DAY };
