@@ -325,11 +325,12 @@ const CELL_MOST = 10_000;
 const CELLS_KEPT = 200;
 /**
  * The most events in a `24h` question's start cell for its answer to be kept fresh after writes:
- * one per 1.8 s on average, so a viewer who comes within the default flush interval (5 s) after a
- * refresh finds it still the answer at least one time in three (1 − e^−x over x, x = 5 s ÷ 1.8 s).
- * With more, refreshing it would mostly hold the engine from other questions.
+ * one per 5 s on average, so a viewer who comes within the default flush interval (5 s) after a
+ * refresh finds it still the answer about two times in three (1 − e^−x over x, x = 5 s ÷ 5 s). A
+ * refresh a viewer joins costs it the wait for the refresh's statement (README "Answer cache"):
+ * with more events, that wait would mostly buy an answer already passed.
  */
-const QUIET_START_CELL_MOST = 500;
+const QUIET_START_CELL_MOST = 180;
 
 /**
  * The instants of the project's events in [from, to) (at most `most`; the bounds that move with
