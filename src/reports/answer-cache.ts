@@ -24,8 +24,8 @@ export class AnswerCache {
   private readonly entries = new Map<string, Stored>();
   private readonly pending = new Map<string, Promise<Computed>>();
   private readonly latest = new Map<string, Promise<number>>();
-  /** The instants of the events of a 15-minute cell a moving bound lies in, per project, version and cell (null: too many to keep). */
-  private readonly cellRows = new Map<string, Promise<Float64Array | null>>();
+  /** The instants of the events of a 15-minute cell a moving bound lies in, per project and cell, at one data version (null: too many to keep). */
+  private readonly cellRows = new Map<string, { version: string; rows: Promise<Float64Array | null> }>();
   private bytes = 0;
   /** Answers computed and answers reused, for the benchmark and tests. */
   readonly counts = { computed: 0, reused: 0 };
@@ -190,11 +190,19 @@ export class AnswerCache {
    * an event (rows do not change under one version). Null when it holds more than CELL_MOST.
    */
   private rowsOfCell(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, cell: number): Promise<Float64Array | null> {
-    return memoized(this.cellRows, `${projectId}/${version}/${cell}`, CELLS_KEPT, async () => {
-      const params = { projectId, from: toClickHouseDateTime64(cell), to: toClickHouseDateTime64(cell + GRID_MS), most: CELL_MOST + 1 };
-      const rows = await queryRows(deps, CELL_ROWS_SQL, params, { at: 'number' });
-      return rows.length > CELL_MOST ? null : Float64Array.from(rows, (r) => r.at);
+    const key = `${projectId}/${cell}`;
+    const kept = this.cellRows.get(key);
+    if (kept?.version === version) return kept.rows;
+    // A project's later version replaces its earlier one: a busy site moves it every few seconds.
+    this.cellRows.delete(key);
+    const params = { projectId, from: toClickHouseDateTime64(cell), to: toClickHouseDateTime64(cell + GRID_MS), most: CELL_MOST + 1 };
+    const rows = queryRows(deps, CELL_ROWS_SQL, params, { at: 'number' }).then((found) => (found.length > CELL_MOST ? null : Float64Array.from(found, (r) => r.at)));
+    rows.catch(() => {
+      if (this.cellRows.get(key)?.rows === rows) this.cellRows.delete(key);
     });
+    if (this.cellRows.size >= CELLS_KEPT) this.cellRows.delete(this.cellRows.keys().next().value!);
+    this.cellRows.set(key, { version, rows });
+    return rows;
   }
 
   private store(key: string, computed: Computed): void {
@@ -320,7 +328,7 @@ SELECT toUnixTimestamp64Milli(max(ts)) AS latest, count() AS n FROM (
   UNION ALL
   SELECT ts FROM bot_hits WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({now:DateTime64(3, 'UTC')}))`;
 
-/** The most events of a cell kept to check later asks against (rowsOfCell), and how many cells are kept. */
+/** The most events of a cell kept to check later asks against (rowsOfCell; 80 KB), and how many cells are kept. */
 const CELL_MOST = 10_000;
 const CELLS_KEPT = 200;
 /**
