@@ -86,15 +86,12 @@ export class AnswerCache {
     // failed (the computation then answers the error, and nothing is kept).
     const compared = question.comparedRange?.(pinned).catch(() => null);
     const asked = JSON.stringify([question.name, question.role ?? '', question.project, canonical(question.input)]);
-    if (watch && !startFollowsClock(question)) watch(asked);
+    const slidingStart = startFollowsClock(question);
+    if (watch && !slidingStart) watch(asked);
     // A `24h` answer refreshed where its start passes many events is no longer the answer when the next viewer comes.
-    else if (watch) {
-      void this.rowsOfCell(pinned, projectId, version, cellOf(now) - DAY_MS).then(
-        (rows) => {
-          if (rows !== null && rows.length <= QUIET_START_CELL_MOST) watch(asked);
-        },
-        () => {},
-      );
+    if (watch && slidingStart) {
+      const quiet = (rows: Float64Array | null) => rows !== null && rows.length <= QUIET_START_CELL_MOST;
+      void this.rowsOfCell(pinned, projectId, version, cellOf(now) - DAY_MS).then((rows) => quiet(rows) && watch(asked), () => {});
     }
     // `asked` is JSON (it ends in `]`), so appending the cell and version cannot make two keys meet.
     const key = `${asked}${Math.floor(now / GRID_MS)}/${version}`;
@@ -102,7 +99,7 @@ export class AnswerCache {
     // several times at once then runs once.
     const running = this.entries.has(key) ? undefined : this.pending.get(key);
     const found = this.entries.get(key) ?? (running ? await running.catch(() => undefined) : undefined);
-    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged(pinned, projectId, version, found, compared, startFollowsClock(question)) : null;
+    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged(pinned, projectId, version, found, compared, slidingStart) : null;
     if (found && moves) {
       this.touch(key);
       counts.reused++;
@@ -129,11 +126,17 @@ export class AnswerCache {
    * `now`'s UTC day: rows do not change under one version, so one query per version and day serves all.
    */
   private latestRow(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, now: number): Promise<number> {
-    return memoized(this.latest, `${projectId}/${version}/${Math.floor(now / DAY_MS)}`, this.limits.maxEntries, () =>
-      queryOne(deps, LATEST_ROW_SQL, { projectId, now: toClickHouseDateTime64(now) }, { latest: 'number', n: 'number' }).then((r) =>
+    const key = `${projectId}/${version}/${Math.floor(now / DAY_MS)}`;
+    let found = this.latest.get(key);
+    if (!found) {
+      found = queryOne(deps, LATEST_ROW_SQL, { projectId, now: toClickHouseDateTime64(now) }, { latest: 'number', n: 'number' }).then((r) =>
         r.n > 0 ? r.latest : Number.NEGATIVE_INFINITY,
-      ),
-    );
+      );
+      found.catch(() => this.latest.delete(key));
+      if (this.latest.size >= this.limits.maxEntries) this.latest.delete(this.latest.keys().next().value!);
+      this.latest.set(key, found);
+    }
+    return found;
   }
 
   /**
@@ -165,7 +168,9 @@ export class AnswerCache {
       if (move[0] === move[1]) continue;
       if (!restampable(move)) return null;
       const [lo, hi] = move[0] < move[1] ? move : [move[1], move[0]];
-      if (!(await (counted === 'start' ? this.noEventIn(deps, projectId, version, lo, hi) : this.noEventIn(deps, projectId, version, lo + 1, hi + 1)))) return null;
+      // Instants are whole milliseconds: (lo, hi] is [lo + 1, hi + 1).
+      const shift = counted === 'start' ? 0 : 1;
+      if (!(await this.noEventIn(deps, projectId, version, lo + shift, hi + shift))) return null;
       moves.push(move);
     }
     return moves;
@@ -361,21 +366,6 @@ function rowsIn(rows: Float64Array, a: number, b: number): boolean {
     else hi = mid;
   }
   return lo < rows.length && rows[lo]! < b;
-}
-
-/**
- * The promise kept in `map` under `key`, made by `make` when there is none (at most `most` kept,
- * the oldest first out); a failed one is dropped, so the next ask tries again.
- */
-function memoized<T>(map: Map<string, Promise<T>>, key: string, most: number, make: () => Promise<T>): Promise<T> {
-  let found = map.get(key);
-  if (!found) {
-    found = make();
-    found.catch(() => map.delete(key));
-    if (map.size >= most) map.delete(map.keys().next().value!);
-    map.set(key, found);
-  }
-  return found;
 }
 
 /**
