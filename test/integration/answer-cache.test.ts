@@ -49,6 +49,9 @@ const pageview = (ts: number, path = '/', extra: Partial<GenEvent> = {}): GenEve
 };
 const write = (events: GenEvent[]) => insertEvents(ctx.h.deps.rowStore, site.id, events);
 
+/** A random walk computes each of its ~60 answers twice: on a slow host under the whole suite one took over 30 s. */
+const WALK_TIMEOUT_MS = 120_000;
+
 /**
  * Random writes (mostly live rows, now and then one stamped a little ahead, as an import), clock
  * moves and questions, each answer compared with an uncached computation; answers the answers and
@@ -375,7 +378,7 @@ describe('answer cache', () => {
     ]);
     // The walk must have reused answers, or it tested nothing of the cache.
     expect(reused.answers).toBeGreaterThan(5);
-  });
+  }, WALK_TIMEOUT_MS);
 
   it('shared parts answer the same as an uncached computation through random writes, reads and clock moves', async () => {
     const reused = await randomWalk(20261127, 60, [
@@ -390,7 +393,7 @@ describe('answer cache', () => {
       ['stats', { period: 'custom', from: '2026-10-25', to: '2026-11-18' }],
     ], { write: 0.1, move: 0.1 });
     expect(reused.parts).toBeGreaterThan(2);
-  });
+  }, WALK_TIMEOUT_MS);
 
   it('comparisons answer the same as an uncached computation while their compared ends pass stored rows', async () => {
     // Rows every 7 minutes over the next 3 hours' compared instants (a week, 30 days, a year back), which the compared ends pass as the clock moves.
@@ -401,7 +404,7 @@ describe('answer cache', () => {
       ['pages', { period: '30d', compare: 'year_over_year' }], ['countries', { period: '7d', compare: 'previous_period', filters: 'country==DE' }],
     ], { write: 0.1, move: 0.3 });
     expect(reused.answers).toBeGreaterThan(3);
-  });
+  }, WALK_TIMEOUT_MS);
 
   it('24h answers the same as an uncached computation while its start and its compared start pass stored rows', async () => {
     // Rows every 40 minutes over the next 6 hours' starts of `24h` (a day back) and of its previous period (two days back).
@@ -412,5 +415,5 @@ describe('answer cache', () => {
       ['referrers', { period: '24h' }], ['stats', { period: '24h', compare: 'previous_period' }], ['pages', { period: '24h', compare: 'previous_period' }],
     ], { write: 0.1, move: 0.3 });
     expect(reused.answers).toBeGreaterThan(3);
-  });
+  }, WALK_TIMEOUT_MS);
 });

@@ -93,7 +93,7 @@ describe('RowBinary import rows', () => {
     const [fromBinary, fromJson] = [await storedRows(a), await storedRows(b)];
     expect(fromBinary.length).toBe(lines.length);
     expect(fromBinary).toEqual(fromJson);
-  });
+  }, 120_000);
 
   it('goes through a whole import, deduplicated when sent again with the same batch id', async () => {
     const project = { id: unique('prj'), domain: 'example.com' };
@@ -174,7 +174,7 @@ describe('RowBinary import rows', () => {
     const body = Array.from({ length: 130 }, (_, i) => JSON.stringify({ ...base, timestamp: new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + i, 15)).toISOString() })).join('\n');
     expect(await importNdjson(h.deps.rowStore, new Response(body).body!, { project })).toEqual({ imported: 130, rejected: 0, errors: [] });
     expect((await storedRows(project.id)).length).toBe(130);
-  });
+  }, 120_000);
 
   it('refuses a line of megabytes without holding it, and still numbers the lines after it', async () => {
     const project = { id: unique('prj'), domain: 'example.com' };
