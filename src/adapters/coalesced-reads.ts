@@ -18,9 +18,53 @@ const STATEMENT_CLAUSES = /\b(SETTINGS|FORMAT|INTO\s+OUTFILE)\b/i;
 
 interface Waiting {
   params: QueryParams;
+  /** Set for a background client's read (inBackground). */
+  lane?: Lane;
   resolve(answer: Answer): void;
   reject(error: unknown): void;
 }
+
+/** The reads of one background client: they wait while a user's read does, until promoted. */
+interface Lane {
+  promoted: boolean;
+}
+
+/** A coalescing client's way to make a client of its queue whose reads go in a lane. */
+const laneClients = new WeakMap<ClickHouseClient, (lane: Lane) => ClickHouseClient>();
+/** The lane of each background client, and the coalescing client it was made from. */
+const lanes = new WeakMap<ClickHouseClient, { lane: Lane; foreground: ClickHouseClient }>();
+
+/**
+ * A client whose reads wait behind every user's read waiting in `client`'s queue (those of
+ * `client` itself, or of a promoted background client): work nobody waits for yet (the answer
+ * cache's refresh, README "Answer cache") then never holds a user's statement back but for the
+ * one already running. Each call makes a new lane (given a background client, in the queue it was
+ * made from); `client` itself when it does not coalesce reads.
+ */
+export function inBackground(client: ClickHouseClient): ClickHouseClient {
+  const foreground = lanes.get(client)?.foreground ?? client;
+  const make = laneClients.get(foreground);
+  if (!make) return client;
+  const lane: Lane = { promoted: false };
+  const background = make(lane);
+  lanes.set(background, { lane, foreground });
+  return background;
+}
+
+/** Moves a background client's reads, those waiting and those to come, among users' reads: a user now waits for them. */
+export function promote(client: ClickHouseClient): void {
+  const found = lanes.get(client);
+  if (found) found.lane.promoted = true;
+}
+
+/** Whether `client`'s reads wait behind users' (a background client not promoted). */
+export const isBackground = (client: ClickHouseClient): boolean => lanes.get(client)?.lane.promoted === false;
+
+/** The client a background client was made from (its reads go as a user's); any other client itself. */
+export const foregroundOf = (client: ClickHouseClient): ClickHouseClient => lanes.get(client)?.foreground ?? client;
+
+/** Whether a waiting read is a user's: not in a lane, or in a promoted one. */
+const isUsers = (read: Waiting): boolean => read.lane === undefined || read.lane.promoted;
 
 /**
  * Whether a read can become a branch of a combined statement: a SELECT answered as JSONEachRow,
@@ -92,21 +136,30 @@ export function sameReadKey(read: QueryParams): string {
  * This client sends each read that can be combined (`combinable`) with the others that arrived
  * while the previous statement ran, identical reads among them once; a read alone is sent as it
  * is, and every other call goes straight to `client`. When a combined statement fails, its reads
- * are sent one by one, so each caller gets its own answer or its own error.
+ * are sent one by one, so each caller gets its own answer or its own error. Reads of a
+ * background client made from it (`inBackground`) go only into statements no user's read waits for.
  */
 export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
   const waiting: Waiting[] = [];
   let draining = false;
 
+  /** The reads of the next statement, in the order they came: users' first, background reads only when no user's waits. */
   const next = (): Waiting[] => {
+    const usersWaiting = waiting.some(isUsers);
+    const taken: Waiting[] = [];
     let chars = 0;
-    let n = 0;
-    while (n < waiting.length && n < MAX_READS) {
-      chars += waiting[n]!.params.query.length;
-      if (n > 0 && chars > MAX_SQL_CHARS) break;
-      n++;
+    for (let i = 0; i < waiting.length && taken.length < MAX_READS; ) {
+      const read = waiting[i]!;
+      if (usersWaiting && !isUsers(read)) {
+        i++;
+        continue;
+      }
+      chars += read.params.query.length;
+      if (taken.length > 0 && chars > MAX_SQL_CHARS) break;
+      taken.push(read);
+      waiting.splice(i, 1);
     }
-    return waiting.splice(0, n);
+    return taken;
   };
 
   const alone = async (read: Waiting) => {
@@ -149,10 +202,10 @@ export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
     }
   };
 
-  const query = (params: QueryParams): Promise<Answer> => {
+  const queryIn = (lane: Lane | undefined) => (params: QueryParams): Promise<Answer> => {
     if (!combinable(params)) return client.query(params);
     return new Promise<Answer>((resolve, reject) => {
-      waiting.push({ params, resolve, reject });
+      waiting.push({ params, ...(lane ? { lane } : {}), resolve, reject });
       if (draining) return;
       draining = true;
       // Reads started in the same turn of the event loop go out together.
@@ -160,5 +213,7 @@ export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
     });
   };
 
-  return withQuery(client, query);
+  const coalescing = withQuery(client, queryIn(undefined));
+  laneClients.set(coalescing, (lane) => withQuery(client, queryIn(lane)));
+  return coalescing;
 }

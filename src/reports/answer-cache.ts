@@ -2,7 +2,9 @@ import type { ClosedHours, DataVersions } from '../adapters/data-version.js';
 import type { Deps } from '../deps.js';
 import type { Project } from '../projects/store.js';
 import { AnswerRefresher, type RefreshOptions } from './answer-refresh.js';
+import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
+import { foregroundOf, inBackground, isBackground, promote } from '../adapters/coalesced-reads.js';
 import { resolveRanges, type RangeAsked } from './project-range.js';
 import { queryOne, queryRows } from './query.js';
 
@@ -22,7 +24,8 @@ import { queryOne, queryRows } from './query.js';
  */
 export class AnswerCache {
   private readonly entries = new Map<string, Stored>();
-  private readonly pending = new Map<string, Promise<Computed>>();
+  /** Answers being computed, and the client each computes with (a refresh's goes in the background until a user joins it). */
+  private readonly pending = new Map<string, { run: Promise<Computed>; clickhouse: ClickHouseClient }>();
   private readonly latest = new Map<string, Promise<number>>();
   /** The instants of the events of a 15-minute cell a moving bound lies in, per project and cell, at one data version (null: too many to keep). */
   private readonly cellRows = new Map<string, { version: string; rows: Promise<Float64Array | null> }>();
@@ -47,7 +50,10 @@ export class AnswerCache {
     const refresher = this.refresher;
     if (!refresher || question.name.startsWith(PART)) return this.answerAt(deps, question, compute);
     return refresher.asked(() =>
-      this.answerAt(deps, question, compute, (key) => refresher.watch(key, question.project.id, (clock) => this.answerAt({ ...deps, clock }, question, compute))),
+      this.answerAt(deps, question, compute, (key) =>
+        // A refresh's reads wait behind users' until a user asks the same question (answerAt promotes it).
+        refresher.watch(key, question.project.id, (clock) => this.answerAt({ ...deps, clock, clickhouse: inBackground(deps.clickhouse) }, question, compute)),
+      ),
     );
   }
 
@@ -73,8 +79,10 @@ export class AnswerCache {
     } catch {
       return compute(deps);
     }
+    // Reads shared by every question of the project go as a user's, whoever asks them first.
+    const shared = { clickhouse: foregroundOf(deps.clickhouse) };
     // Unknown (the query failed) counts as a row in the future: nothing kept, every check asked of ClickHouse.
-    const latest = this.latestRow(deps, projectId, version, now).catch(() => Number.POSITIVE_INFINITY);
+    const latest = this.latestRow(shared, projectId, version, now).catch(() => Number.POSITIVE_INFINITY);
     const pinned: Deps = {
       ...deps,
       clock: { now: () => now },
@@ -91,15 +99,17 @@ export class AnswerCache {
     // A `24h` answer refreshed where its start passes many events is no longer the answer when the next viewer comes.
     if (watch && slidingStart) {
       const quiet = (rows: Float64Array | null) => rows !== null && rows.length <= QUIET_START_CELL_MOST;
-      void this.rowsOfCell(pinned, projectId, version, cellOf(now) - DAY_MS).then((rows) => quiet(rows) && watch(asked), () => {});
+      void this.rowsOfCell(shared, projectId, version, cellOf(now) - DAY_MS).then((rows) => quiet(rows) && watch(asked), () => {});
     }
     // `asked` is JSON (it ends in `]`), so appending the cell and version cannot make two keys meet.
     const key = `${asked}${Math.floor(now / GRID_MS)}/${version}`;
     // No await between this lookup and `pending.set` below when nothing is found: a question asked
     // several times at once then runs once.
     const running = this.entries.has(key) ? undefined : this.pending.get(key);
-    const found = this.entries.get(key) ?? (running ? await running.catch(() => undefined) : undefined);
-    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged(pinned, projectId, version, found, compared, slidingStart) : null;
+    // A user now waits for it: its reads go as a user's.
+    if (running && !isBackground(deps.clickhouse)) promote(running.clickhouse);
+    const found = this.entries.get(key) ?? (running ? await running.run.catch(() => undefined) : undefined);
+    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged({ ...pinned, ...shared }, projectId, version, found, compared, slidingStart) : null;
     if (found && moves) {
       this.touch(key);
       counts.reused++;
@@ -110,14 +120,14 @@ export class AnswerCache {
       const range = compared ? await compared : undefined;
       return { answer, at: now, keep: (await latest) < now && range !== null, ...(range ? { compared: range } : {}) };
     })();
-    this.pending.set(key, run);
+    this.pending.set(key, { run, clickhouse: deps.clickhouse });
     try {
       const computed = await run;
       counts.computed++;
       if (computed.keep) this.store(key, computed);
       return computed.answer as A;
     } finally {
-      if (this.pending.get(key) === run) this.pending.delete(key);
+      if (this.pending.get(key)?.run === run) this.pending.delete(key);
     }
   }
 

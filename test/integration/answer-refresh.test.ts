@@ -1,12 +1,15 @@
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { withQuery, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
 import { fixedClock } from '../../src/adapters/clock.js';
+import { coalescedReads, isBackground } from '../../src/adapters/coalesced-reads.js';
 import { redisDataVersions } from '../../src/adapters/data-version.js';
 import { versionedRowStore } from '../../src/adapters/versioned-row-store.js';
 import type { Deps } from '../../src/deps.js';
 import { newId } from '../../src/ids.js';
 import type { Project } from '../../src/projects/store.js';
 import { AnswerCache } from '../../src/reports/answer-cache.js';
+import { queryRows } from '../../src/reports/query.js';
 import { findReport } from '../../src/reports/registry.js';
 import { closeHarness, createHarness, TEST_DATA_VERSION_KEY, type Harness } from '../helpers/harness.js';
 import { chTime, seededRandom } from '../helpers/report-fixtures.js';
@@ -172,6 +175,87 @@ describe('answers kept fresh after a write', () => {
     await cache.refresher!.settled();
     expect(cache.refresher!.counts.failed).toBe(failed + 1);
     expect(calls).toBe(2);
+  });
+
+  /**
+   * A cache of its own over an engine that can be held: while held, the reads sent queue in the
+   * coalescing client (the statements that reach the engine are recorded as they are sent).
+   * Its two questions each send one read, told apart by the column it names.
+   */
+  async function heldEngine() {
+    const versions = redisDataVersions(h.deps.redis, undefined, TEST_DATA_VERSION_KEY);
+    let open = true;
+    let release = () => {};
+    const sent: string[] = [];
+    const engine = withQuery(h.deps.clickhouse, async (params) => {
+      sent.push(params.query);
+      if (!open) await new Promise<void>((resolve) => (release = resolve));
+      return h.deps.clickhouse.query(params);
+    });
+    const own = new AnswerCache(versions, undefined, { watchMs: 10 * MINUTE, clock });
+    const ownDeps: Deps = { ...deps, clickhouse: coalescedReads(engine), answers: own, rowStore: versionedRowStore(h.deps.rowStore, versions, clock, (projects) => own.written(projects)) };
+    /** The clients each question last computed with, and a wait for its next computation. */
+    const computedWith: Record<string, ClickHouseClient> = {};
+    const waiters: Record<string, () => void> = {};
+    const computed = (name: string) => new Promise<void>((resolve) => (waiters[name] = resolve));
+    const question = (name: string) =>
+      own.answer(ownDeps, { name, project, input: { period: '7d' } }, async (d) => {
+        computedWith[name] = d.clickhouse;
+        const rows = queryRows(d, `SELECT {n:UInt8} AS ${name}_read`, { n: 1 }, {});
+        waiters[name]?.();
+        await rows;
+        return name;
+      });
+    const hold = () => {
+      open = false;
+      // A read of no question takes the engine and waits there; every read after it queues.
+      void queryRows(ownDeps, 'SELECT {n:UInt8} AS holding', { n: 1 }, {});
+    };
+    return { own, ownDeps, sent, computedWith, computed, question, hold, release: () => ((open = true), release()) };
+  }
+
+  it("sends a refresh's reads after the user's reads waiting, never in one statement with them", async () => {
+    const e = await heldEngine();
+    await e.question('refreshed');
+    e.hold();
+    const refreshing = e.computed('refreshed');
+    await e.ownDeps.rowStore.insert('events', [pageview(clock.now() - 900)]);
+    await refreshing;
+    expect(isBackground(e.computedWith.refreshed!)).toBe(true);
+    const asking = e.computed('users');
+    const users = e.question('users');
+    await asking;
+    const from = e.sent.length;
+    e.release();
+    expect(await users).toBe('users');
+    await e.own.refresher!.settled();
+    const order = e.sent.slice(from);
+    const usersAt = order.findIndex((sql) => sql.includes('users_read'));
+    const refreshedAt = order.findIndex((sql) => sql.includes('refreshed_read'));
+    expect(usersAt).toBeGreaterThanOrEqual(0);
+    expect(refreshedAt).toBeGreaterThan(usersAt);
+    expect(e.own.refresher!.counts.refreshed).toBe(1);
+    await e.own.close();
+  });
+
+  it('sends a refresh as a user’s once a user asks the question being refreshed', async () => {
+    const e = await heldEngine();
+    await e.question('refreshed');
+    e.hold();
+    const refreshing = e.computed('refreshed');
+    await e.ownDeps.rowStore.insert('events', [pageview(clock.now() - 800)]);
+    await refreshing;
+    const joined = e.question('refreshed');
+    await vi.waitFor(() => expect(isBackground(e.computedWith.refreshed!)).toBe(false));
+    const asking = e.computed('users');
+    const users = e.question('users');
+    await asking;
+    const from = e.sent.length;
+    e.release();
+    expect([await joined, await users]).toEqual(['refreshed', 'users']);
+    // One statement holds both: the joined refresh's read went as a user's.
+    expect(e.sent.slice(from).some((sql) => sql.includes('users_read') && sql.includes('refreshed_read'))).toBe(true);
+    await e.own.close();
   });
 
   it('what a refreshed cache serves equals an uncached computation through random writes, clock moves and questions', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withQuery, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
-import { coalescedReads, combinable, sameReadKey } from '../../src/adapters/coalesced-reads.js';
+import { coalescedReads, combinable, inBackground, isBackground, promote, sameReadKey } from '../../src/adapters/coalesced-reads.js';
 import { fixedClock } from '../../src/adapters/clock.js';
 import { createApp } from '../../src/app.js';
 import { createServices } from '../../src/services.js';
@@ -100,6 +100,41 @@ describe('reads that wait together', () => {
     await Promise.all([first, ...later]);
     expect(sent).toHaveLength(2);
     expect(await Promise.all(later)).toEqual(await alone([ordered(2, 100, 3), empty, typed]));
+  });
+
+  it("of a background client go only into statements no user's read waits for, until it is promoted", async () => {
+    const { sent, reads: client } = counted(h.deps.clickhouse);
+    const background = inBackground(client);
+    expect(isBackground(background)).toBe(true);
+    const first = rowsOf(client, ordered(1, 3_000_000, 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [rowsOf(background, ordered(2, 100, 3)), rowsOf(client, empty), rowsOf(background, typed)];
+    await Promise.all([first, ...later]);
+    // The user's read alone, then the background reads together.
+    expect(sent).toHaveLength(3);
+    expect(sent[1]).toBe(empty.query);
+    expect(sent[2]!.match(/ AS read, /g)).toHaveLength(2);
+    expect(await Promise.all(later)).toEqual(await alone([ordered(2, 100, 3), empty, typed]));
+    // With no user's read waiting, a background read goes at once.
+    expect(await rowsOf(background, empty)).toEqual([]);
+    expect(sent).toHaveLength(4);
+
+    const waiting = rowsOf(client, ordered(1, 3_000_000, 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    const promoted = rowsOf(background, typed);
+    const users = rowsOf(client, empty);
+    promote(background);
+    expect(isBackground(background)).toBe(false);
+    await Promise.all([waiting, promoted, users]);
+    // One statement after the long one: the promoted read went with the user's.
+    expect(sent).toHaveLength(6);
+    expect(sent[5]!.match(/ AS read, /g)).toHaveLength(2);
+  });
+
+  it('a client that does not coalesce reads has no background client but itself', () => {
+    const plain = withQuery(h.deps.clickhouse, (params) => h.deps.clickhouse.query(params));
+    expect(inBackground(plain)).toBe(plain);
+    expect(isBackground(plain)).toBe(false);
   });
 
   it('are sent in statements of at most 32 reads', async () => {
