@@ -178,11 +178,12 @@ describe('answers kept fresh after a write', () => {
   });
 
   /**
-   * A cache of its own over an engine that can be held: while held, the reads sent queue in the
-   * coalescing client (the statements that reach the engine are recorded as they are sent).
-   * Its two questions each send one read, told apart by the column it names.
+   * A cache of its own over an engine that can be held (while held, the reads sent queue in the
+   * coalescing client; the statements that reach the engine are recorded as they are sent), whose
+   * questions each send one read told apart by the column it names. Question `refreshed` is asked,
+   * the engine held and a row written: resolves once the refresh's read waits in the queue.
    */
-  async function heldEngine() {
+  async function refreshingOnHeldEngine(writtenAgoMs: number) {
     const versions = redisDataVersions(h.deps.redis, undefined, TEST_DATA_VERSION_KEY);
     let open = true;
     let release = () => {};
@@ -194,7 +195,7 @@ describe('answers kept fresh after a write', () => {
     });
     const own = new AnswerCache(versions, undefined, { watchMs: 10 * MINUTE, clock });
     const ownDeps: Deps = { ...deps, clickhouse: coalescedReads(engine), answers: own, rowStore: versionedRowStore(h.deps.rowStore, versions, clock, (projects) => own.written(projects)) };
-    /** The clients each question last computed with, and a wait for its next computation. */
+    /** The client each question last computed with, and a wait for its next computation's read to be sent. */
     const computedWith: Record<string, ClickHouseClient> = {};
     const waiters: Record<string, () => void> = {};
     const computed = (name: string) => new Promise<void>((resolve) => (waiters[name] = resolve));
@@ -206,28 +207,37 @@ describe('answers kept fresh after a write', () => {
         await rows;
         return name;
       });
-    const hold = () => {
-      open = false;
-      // A read of no question takes the engine and waits there; every read after it queues.
-      void queryRows(ownDeps, 'SELECT {n:UInt8} AS holding', { n: 1 }, {});
+    /** Asks a question not asked before: resolves, once its read waits, to its answer's promise. */
+    const askedAndWaiting = async (name: string) => {
+      const waiting = computed(name);
+      const answer = question(name);
+      await waiting;
+      return { answer };
     };
-    return { own, ownDeps, sent, computedWith, computed, question, hold, release: () => ((open = true), release()) };
+
+    await question('refreshed');
+    open = false;
+    // A read of no question takes the engine and waits there; every read after it queues.
+    void queryRows(ownDeps, 'SELECT {n:UInt8} AS holding', { n: 1 }, {});
+    const refreshing = computed('refreshed');
+    await ownDeps.rowStore.insert('events', [pageview(clock.now() - writtenAgoMs)]);
+    await refreshing;
+    /** Lets the held statement run; returns how many statements were sent before. */
+    const released = () => {
+      const before = sent.length;
+      open = true;
+      release();
+      return before;
+    };
+    return { own, sent, computedWith, question, askedAndWaiting, released };
   }
 
   it("sends a refresh's reads after the user's reads waiting, never in one statement with them", async () => {
-    const e = await heldEngine();
-    await e.question('refreshed');
-    e.hold();
-    const refreshing = e.computed('refreshed');
-    await e.ownDeps.rowStore.insert('events', [pageview(clock.now() - 900)]);
-    await refreshing;
+    const e = await refreshingOnHeldEngine(900);
     expect(isBackground(e.computedWith.refreshed!)).toBe(true);
-    const asking = e.computed('users');
-    const users = e.question('users');
-    await asking;
-    const from = e.sent.length;
-    e.release();
-    expect(await users).toBe('users');
+    const users = await e.askedAndWaiting('users');
+    const from = e.released();
+    expect(await users.answer).toBe('users');
     await e.own.refresher!.settled();
     const order = e.sent.slice(from);
     const usersAt = order.findIndex((sql) => sql.includes('users_read'));
@@ -239,20 +249,12 @@ describe('answers kept fresh after a write', () => {
   });
 
   it('sends a refresh as a user’s once a user asks the question being refreshed', async () => {
-    const e = await heldEngine();
-    await e.question('refreshed');
-    e.hold();
-    const refreshing = e.computed('refreshed');
-    await e.ownDeps.rowStore.insert('events', [pageview(clock.now() - 800)]);
-    await refreshing;
+    const e = await refreshingOnHeldEngine(800);
     const joined = e.question('refreshed');
     await vi.waitFor(() => expect(isBackground(e.computedWith.refreshed!)).toBe(false));
-    const asking = e.computed('users');
-    const users = e.question('users');
-    await asking;
-    const from = e.sent.length;
-    e.release();
-    expect([await joined, await users]).toEqual(['refreshed', 'users']);
+    const users = await e.askedAndWaiting('users');
+    const from = e.released();
+    expect([await joined, await users.answer]).toEqual(['refreshed', 'users']);
     // One statement holds both: the joined refresh's read went as a user's.
     expect(e.sent.slice(from).some((sql) => sql.includes('users_read') && sql.includes('refreshed_read'))).toBe(true);
     await e.own.close();
