@@ -1,5 +1,5 @@
 /**
- * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--shape live|bulk] [--runs 20] [--periods 24h,30d,90d] [--reload] [--import-only]`): what
+ * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--shape live|bulk] [--runs 20] [--periods 24h,30d,90d] [--reload] [--import-only] [--import-concurrency 1]`): what
  * a user waits for, on data shaped like production and loaded the way production loads it.
  *
  * `--import-only` stops after the import's figures.
@@ -266,29 +266,40 @@ async function main() {
       let cpuInServer = 0;
       let imported = 0;
       const batch: string[] = [];
-      const send = async () => {
-        const body = batch.join('\n') + '\n';
-        batch.length = 0;
-        const t = performance.now();
-        const cpu = process.cpuUsage();
+      // `--import-concurrency N`: the client sends N requests at once (their bodies built before, their wall time counted once).
+      const concurrency = intArg('import-concurrency', 1);
+      const bodies: string[] = [];
+      const importOne = async (body: string) => {
         const res = await app.request(`/api/v1/projects/${DOMAIN}/import`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/x-ndjson' }, body });
         const answer = (await res.json()) as { imported: number; rejected: number; errors: unknown[] };
+        if (res.status !== 200 || answer.rejected) throw new Error(`import: ${res.status} ${JSON.stringify(answer).slice(0, 500)}`);
+        return answer.imported;
+      };
+      const send = async () => {
+        const t = performance.now();
+        const cpu = process.cpuUsage();
+        const counts = await Promise.all(bodies.splice(0).map(importOne));
         inServer += performance.now() - t;
         const used = process.cpuUsage(cpu);
         cpuInServer += (used.user + used.system) / 1000;
-        if (res.status !== 200 || answer.rejected) throw new Error(`import: ${res.status} ${JSON.stringify(answer).slice(0, 500)}`);
-        imported += answer.imported;
+        imported += counts.reduce((a, b) => a + b, 0);
         if ((imported / LINES_PER_REQUEST) % 10 === 0) console.error(`  … ${imported.toLocaleString('en')} imported, ${Math.round(imported / (inServer / 1000)).toLocaleString('en')} events/s, ${load()}`);
+      };
+      const bodyDone = async () => {
+        bodies.push(batch.join('\n') + '\n');
+        batch.length = 0;
+        if (bodies.length === concurrency) await send();
       };
       for (const line of eventLines(events, now, DOMAIN, dataShape)) {
         batch.push(line);
-        if (batch.length === LINES_PER_REQUEST) await send();
+        if (batch.length === LINES_PER_REQUEST) await bodyDone();
       }
-      if (batch.length) await send();
+      if (batch.length) bodies.push(batch.join('\n') + '\n');
+      if (bodies.length) await send();
       meta = { events: imported, loadedAt: now, importSeconds: inServer / 1000, importCpuSeconds: cpuInServer / 1000 };
       writeFileSync(metaFile, JSON.stringify(meta));
       const rate = imported / meta.importSeconds;
-      console.log(`import: ${imported.toLocaleString('en')} events in ${meta.importSeconds.toFixed(1)} s of requests = ${Math.round(rate).toLocaleString('en')} events/s — ${verdict(rate, TARGETS.importPerSec, true)}; ${load()}`);
+      console.log(`import: ${imported.toLocaleString('en')} events in ${meta.importSeconds.toFixed(1)} s of requests${concurrency > 1 ? ` (${concurrency} at once)` : ''} = ${Math.round(rate).toLocaleString('en')} events/s — ${verdict(rate, TARGETS.importPerSec, true)}; ${load()}`);
       console.log(`import CPU: ${(cpuInServer / (imported / 1000)).toFixed(1)} ms of process CPU (engine threads included) per 1,000 events, ${((cpuInServer / inServer) || 0).toFixed(2)} cores busy on average`);
     }
     // `--import-only`: the import's figures alone (with `--reload`, a fresh import to compare schemas or builds).
