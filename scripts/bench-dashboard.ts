@@ -285,16 +285,17 @@ async function main() {
         imported += counts.reduce((a, b) => a + b, 0);
         if ((imported / LINES_PER_REQUEST) % 10 === 0) console.error(`  … ${imported.toLocaleString('en')} imported, ${Math.round(imported / (inServer / 1000)).toLocaleString('en')} events/s, ${load()}`);
       };
-      const bodyDone = async () => {
+      const bodyOfBatch = () => {
         bodies.push(batch.join('\n') + '\n');
         batch.length = 0;
-        if (bodies.length === concurrency) await send();
       };
       for (const line of eventLines(events, now, DOMAIN, dataShape)) {
         batch.push(line);
-        if (batch.length === LINES_PER_REQUEST) await bodyDone();
+        if (batch.length < LINES_PER_REQUEST) continue;
+        bodyOfBatch();
+        if (bodies.length === concurrency) await send();
       }
-      if (batch.length) bodies.push(batch.join('\n') + '\n');
+      if (batch.length) bodyOfBatch();
       if (bodies.length) await send();
       meta = { events: imported, loadedAt: now, importSeconds: inServer / 1000, importCpuSeconds: cpuInServer / 1000 };
       writeFileSync(metaFile, JSON.stringify(meta));

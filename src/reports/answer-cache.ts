@@ -97,7 +97,7 @@ export class AnswerCache {
     const slidingStart = startFollowsClock(question);
     if (watch && !slidingStart) watch(asked);
     // A `24h` answer refreshed where its start passes many events is no longer the answer when the next viewer comes.
-    if (watch && slidingStart) {
+    else if (watch) {
       const quiet = (rows: Float64Array | null) => rows !== null && rows.length <= QUIET_START_CELL_MOST;
       void this.rowsOfCell(shared, projectId, version, cellOf(now) - DAY_MS).then((rows) => quiet(rows) && watch(asked), () => {});
     }
@@ -109,7 +109,7 @@ export class AnswerCache {
     // A user now waits for it: its reads go as a user's.
     if (running && !isBackground(deps.clickhouse)) promote(running.clickhouse);
     const found = this.entries.get(key) ?? (running ? await running.run.catch(() => undefined) : undefined);
-    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged({ ...pinned, ...shared }, projectId, version, found, compared, slidingStart) : null;
+    const moves = found?.keep && found.at <= now ? await this.movesIfUnchanged({ clock: pinned.clock, ...shared }, projectId, version, found, compared, slidingStart) : null;
     if (found && moves) {
       this.touch(key);
       counts.reused++;
@@ -156,7 +156,7 @@ export class AnswerCache {
    * its compared range's end has moved past one, or the compared range could not be resolved.
    */
   private async movesIfUnchanged(
-    deps: Deps,
+    deps: Pick<Deps, 'clock' | 'clickhouse'>,
     projectId: string,
     version: string,
     found: Computed,
