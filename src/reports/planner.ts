@@ -9,9 +9,10 @@ export const SOURCES: readonly Source[] = ['rollup', 'raw'];
 export type SourcedSql = Readonly<Record<Source, string>>;
 
 /**
- * Periods for which scanning raw events beat the rollups in `npm run bench:reports` (scale 1: 10M
- * events in the project, 40M in 49 others; daily + 15-minute rollups at uniqCombined(14)), per
- * report; every other report/period reads the rollups, which won everywhere else by 1.1–7×.
+ * Periods for which scanning raw events beat the rollups, per report: `npm run bench:reports` (scale
+ * 1: 10M events in the project, 40M in 49 others; daily + 15-minute rollups at uniqCombined(14))
+ * first, where the rollups won everywhere else by 1.1–7×, then `npm run bench:dashboard` (`24h`).
+ * Every other report/period reads the rollups.
  * - events: custom and transaction events are ~4–10 % of rows and sit contiguously in the raw sort
  *   key (project, day, kind), so scanning them beats merging per-name states up to about a week
  *   (7d, raw vs rollup, engine only: 8.3 vs 10.5 ms at 1M import-shaped events, 13.5 vs 13.4 in
@@ -19,9 +20,20 @@ export type SourcedSql = Readonly<Record<Source, string>>;
  *   import-shaped data, where every import leaves parts spanning all days (12.5 vs 10.5 ms at 1M,
  *   21 vs 17 at 10M, 23.6 vs 18.0 live shape; bulk shape 14.3 vs 13.8), so 30d reads the rollup;
  *   this_month (1–31 days) stays raw.
+ * - the lists and totals over `24h` (stats, timeseries, pages, countries, cities and the tech lists):
+ *   its start is rarely a UTC midnight, so the rollups answer it from 15-minute rows (yesterday's
+ *   part) beside today's daily row, read twice where a list ranks before it merges; one pass over
+ *   the day's raw events costs less (`bench:dashboard` data, 2026-11-29, engine and request p50,
+ *   rollup → raw: at 1M pages 72 → 32–43 ms, countries 51 → 33, devices 51–55 → 37, stats 71 →
+ *   51–58, timeseries 47 → 28–30; at 10M (~110,000 events a day) pages 76–84 → 35–49, countries 44
+ *   → 33–42, devices 50–53 → 42–47, stats 76–81 → 58–60, timeseries 43–49 → 31–36; cities within
+ *   the noise either way). `today` (one daily row) and `7d` read the rollup: raw was as fast or up
+ *   to 2.5× slower at 10M.
  */
+const RAW_24H: readonly string[] = ['stats', 'timeseries', 'pages', 'countries', 'cities', 'devices', 'browsers', 'os'];
 const RAW_FASTER: Readonly<Partial<Record<string, readonly PeriodKey[]>>> = {
   events: ['24h', 'today', '7d', 'this_week', 'this_month'],
+  ...Object.fromEntries(RAW_24H.map((report) => [report, ['24h'] as const])),
 };
 
 /** Picks the source for one request of `report` over `period`. */
