@@ -9,9 +9,10 @@ export const SOURCES: readonly Source[] = ['rollup', 'raw'];
 export type SourcedSql = Readonly<Record<Source, string>>;
 
 /**
- * Periods for which scanning raw events beat the rollups, per report: `npm run bench:reports` (scale
- * 1: 10M events in the project, 40M in 49 others; daily + 15-minute rollups at uniqCombined(14))
- * first, where the rollups won everywhere else by 1.1–7×, then `npm run bench:dashboard` (`24h`).
+ * Periods for which scanning raw events beat the rollups, per report: `npm run bench:rollups` (then
+ * named bench:reports; scale 1: 10M events in the project, 40M in 49 others; daily + 15-minute
+ * rollups at uniqCombined(14)) over 7d, 30d and 90d first, where the rollups won everywhere else by
+ * 1.1–7×, then `npm run bench:dashboard` and bench:rollups over `24h`.
  * Every other report/period reads the rollups.
  * - events: custom and transaction events are ~4–10 % of rows and sit contiguously in the raw sort
  *   key (project, day, kind), so scanning them beats merging per-name states up to about a week
