@@ -528,9 +528,9 @@ async function main() {
     printTable(['probe', 'p50 ms', 'p95 ms'], erows);
 
     // Where a report's time goes: its engine queries (in order of completion) against its whole time.
-    console.log('\nengine round trips per report, 30d (median of 5 traced runs; ms each, in order of completion):');
+    console.log(`\nengine round trips per report, ${periods.join(', ')} (median of 5 traced runs; ms each, in order of completion):`);
     const trows: string[][] = [];
-    for (const [name, path] of DASHBOARD('30d')) {
+    for (const [name, path, period] of periods.flatMap((p) => DASHBOARD(p).map(([name, path]) => [name, path, p] as const))) {
       const traced: { total: number; queries: { label: string; ms: number }[] }[] = [];
       for (let i = 0; i < 5; i++) {
         const total = await quietly(async () => {
@@ -548,9 +548,9 @@ async function main() {
       traced.sort((a, b) => a.total - b.total);
       const mid = traced[2]!;
       const engineMs = mid.queries.reduce((a, q) => a + q.ms, 0);
-      trows.push([name, String(mid.queries.length), ms(engineMs), ms(mid.total), mid.queries.map((q) => `${q.label} ${ms(q.ms)}`).join(', ')]);
+      trows.push([name, period, String(mid.queries.length), ms(engineMs), ms(mid.total), mid.queries.map((q) => `${q.label} ${ms(q.ms)}`).join(', ')]);
     }
-    printTable(['report', 'queries', 'engine ms (sum)', 'request ms', 'queries'], trows);
+    printTable(['report', 'period', 'queries', 'engine ms (sum)', 'request ms', 'queries'], trows);
 
     stopLive();
     await deps.sink.flush();
