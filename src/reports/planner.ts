@@ -22,20 +22,22 @@ export type SourcedSql = Readonly<Record<Source, string>>;
  *   21 vs 17 at 10M, 23.6 vs 18.0 live shape; bulk shape 14.3 vs 13.8), so 30d reads the rollup;
  *   this_month (1–31 days) stays raw.
  * - the lists and totals over `24h` (stats, timeseries, pages, countries, cities and the tech lists):
- *   its start is rarely a UTC midnight, so the rollups answer it from 15-minute rows (yesterday's
- *   part) beside today's daily row, read twice where a list ranks before it merges; one pass over
- *   the day's raw events costs less (`bench:dashboard` data, 2026-11-29, engine and request p50,
+ *   it holds no whole UTC day, so the rollups answer it from up to 96 15-minute rows per key (read
+ *   twice where a list ranks before it merges); one pass over the day's raw events costs less (`bench:dashboard` data, 2026-11-29, engine and request p50,
  *   rollup → raw: at 1M pages 72 → 32–43 ms, countries 51 → 33, devices 51–55 → 37, stats 71 →
  *   51–58, timeseries 47 → 28–30; at 10M (~110,000 events a day) pages 76–84 → 35–49, countries 44
  *   → 33–42, devices 50–53 → 42–47, stats 76–81 → 58–60, timeseries 43–49 → 31–36; cities within
- *   the noise either way). `today` (one daily row) and `7d` read the rollup: raw was as fast or up
- *   to 2.5× slower at 10M.
+ *   the noise either way). `7d` reads the rollup: raw was up to 2.5× slower at 10M.
+ * - pages over `today` (15-minute rows too, whatever the zone): the other lists and totals were within
+ *   the noise either way, pages faster raw in every zone tried (UTC, New York, Berlin, Kolkata, Tokyo,
+ *   Auckland; engine p50, rollup → raw, 2026-11-29: 1M 14.5–20.1 → 9.0–12.5 ms, 10M 15.9–20.7 →
+ *   11.6–17.1 ms).
  */
 const RAW_FASTER: Readonly<Partial<Record<string, readonly PeriodKey[]>>> = {
   events: ['24h', 'today', '7d', 'this_week', 'this_month'],
   stats: ['24h'],
   timeseries: ['24h'],
-  pages: ['24h'],
+  pages: ['24h', 'today'],
   countries: ['24h'],
   cities: ['24h'],
   devices: ['24h'],
