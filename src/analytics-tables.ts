@@ -6,6 +6,8 @@
 export const ANALYTICS_TABLES = [
   { name: 'events', timeColumn: 'ts' },
   { name: 'bot_hits', timeColumn: 'ts' },
+  // The vitals events again, sorted for the performance report (migration 0028).
+  { name: 'vitals', timeColumn: 'ts' },
   { name: 'stats_15m', timeColumn: 'bucket' },
   { name: 'pages_15m', timeColumn: 'bucket' },
   { name: 'referrers_15m', timeColumn: 'bucket' },

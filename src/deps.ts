@@ -51,6 +51,8 @@ export interface Deps {
   storedParts?: import('./reports/stored-parts.js').StoredParts;
   /** Optional: the open sessions' floors this process measured (src/analysis/open-floors.ts); without it reads sum them in each statement. */
   openFloors?: import('./analysis/open-floors.js').OpenFloors;
+  /** Optional: the mark of the vitals table as this process read it (src/reports/vitals-mark.ts); without it the performance report reads both tables, split at the mark, in each statement. */
+  vitalsMark?: import('./reports/vitals-mark.js').VitalsMark;
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */
   answers?: import('./reports/answer-cache.js').AnswerCache;
   /**

@@ -1,6 +1,7 @@
 import { Redis as UpstashRedis } from '@upstash/redis';
 import { backgroundTasks } from '../adapters/background.js';
 import { StoredParts } from '../reports/stored-parts.js';
+import { VitalsMark } from '../reports/vitals-mark.js';
 import { OpenFloors } from '../analysis/open-floors.js';
 import { connectNodeClickHouse } from '../adapters/node-clickhouse.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
@@ -74,6 +75,7 @@ export async function buildNodeRuntime(
     background,
     storedParts: new StoredParts({ retentionDays: config.RETENTION_DAYS }),
     openFloors: new OpenFloors(),
+    vitalsMark: new VitalsMark(),
     clock,
     geo: opts.geo,
     dns: opts.dns,

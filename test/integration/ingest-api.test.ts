@@ -205,7 +205,7 @@ describe('project delete', () => {
     const old = await project('gone');
     const file = Array.from({ length: 50 }, (_, i) =>
       // An hour apart, so some fall on earlier UTC days: the visits of closed hours are kept too (visit_source_parts).
-      line({ timestamp: new Date(Date.now() - i * 3_600_000).toISOString(), kind: i % 10 === 0 ? 'custom' : 'pageview', name: 'Signup', visitorId: `v${i}`, sessionId: `s${i}`, url: `https://${old.domain}/x`, countryCode: 'FR', city: 'Paris', browser: 'Chrome', os: 'Android', device: 'Mobile' }),
+      line({ timestamp: new Date(Date.now() - i * 3_600_000).toISOString(), kind: i % 10 === 0 ? 'custom' : i % 10 === 5 ? 'vitals' : 'pageview', ...(i % 10 === 5 && { vitals: { lcp: 1200 } }), name: 'Signup', visitorId: `v${i}`, sessionId: `s${i}`, url: `https://${old.domain}/x`, countryCode: 'FR', city: 'Paris', browser: 'Chrome', os: 'Android', device: 'Mobile' }),
     ).join('\n');
     expect((await (await importFile(old.domain, file)).json()).imported).toBe(50);
     await h.call('POST', `/api/v1/projects/${old.domain}/hits`, { token: owner.writeKey, body: [{ path: '/b', userAgent: GOOGLEBOT, ip: GOOGLE_CRAWLER_IP }] });
