@@ -14,7 +14,8 @@ SELECT * FROM events WHERE kind = 'vitals';
 -- vitals stamped before `since` from `events` and the rest from `vitals`. Each migrating process adds a
 -- mark after the view exists; reads use the earliest. Where vitals are stored already the mark lies past
 -- all of them and past now (a live row is stamped before its insert, so one in flight meanwhile is
--- stamped before the mark); where none are (a new install) every vitals row is in the view's copy.
+-- stamped before the mark); where none are (a new install) the mark is 0: every vitals row is read from
+-- the view's copy (one inserted by a process not yet upgraded while this runs would be missed).
 CREATE TABLE IF NOT EXISTS vitals_since
 (
     since DateTime64(3, 'UTC')
