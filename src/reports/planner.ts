@@ -24,8 +24,8 @@ export type SourcedSql = Readonly<Record<Source, string>>;
  * - the lists and totals over `24h` (stats, timeseries, pages, countries, cities and the tech lists):
  *   it holds no whole UTC day, so the rollups answer it from up to 96 15-minute rows per key (read
  *   twice where a list ranks before it merges); one pass over the day's raw events costs less
- *   (`bench:dashboard` data, 2026-11-29, engine and request p50, rollup → raw: at 1M pages 72 → 32–43 ms, countries 51 → 33, devices 51–55 → 37, stats 71 →
- *   51–58, timeseries 47 → 28–30; at 10M (~110,000 events a day) pages 76–84 → 35–49, countries 44
+ *   (`bench:dashboard` data, 2026-11-29, engine and request p50, rollup → raw: at 1M pages 72 →
+ *   32–43 ms, countries 51 → 33, devices 51–55 → 37, stats 71 → 51–58, timeseries 47 → 28–30; at 10M (~110,000 events a day) pages 76–84 → 35–49, countries 44
  *   → 33–42, devices 50–53 → 42–47, stats 76–81 → 58–60, timeseries 43–49 → 31–36; cities within
  *   the noise either way). `7d` reads the rollup: raw was up to 2.5× slower at 10M.
  * - pages over `today` (15-minute rows too, whatever the zone): the other lists and totals were within
