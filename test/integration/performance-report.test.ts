@@ -5,84 +5,29 @@ import { getProject } from '../../src/projects/store.js';
 import { findReport } from '../../src/reports/registry.js';
 import { VitalsMark } from '../../src/reports/vitals-mark.js';
 import { REPORT_PERIODS } from '../../src/reports/periods.js';
-import { callJson, chTime, csvLines, newProject, seededRandom } from '../helpers/report-fixtures.js';
+import { callJson, chTime, csvLines, newProject } from '../helpers/report-fixtures.js';
 import { useHarness } from '../helpers/setup.js';
+import { generateVitals, insertVitals, METRICS, performanceReference, type Metric, type Vitals } from '../helpers/vitals-reference.js';
 
 const NOW = Date.parse('2026-05-20T09:30:00Z');
 const DAY = 86_400_000;
 const ctx = useHarness(['alice', 'bob'], { clock: fixedClock(NOW) });
 
-const METRICS = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'] as const;
-type Metric = (typeof METRICS)[number];
-type Vitals = { ts: number; path: string } & Record<Metric, number | null>;
-const LIMITS: Record<Metric, [number, number]> = { lcp: [2500, 4000], inp: [200, 500], cls: [0.1, 0.25], fcp: [1800, 3000], ttfb: [800, 1800] };
-const DECIMALS: Record<Metric, number> = { lcp: 1, inp: 1, cls: 4, fcp: 1, ttfb: 1 };
-
-async function insertVitals(projectId: string, rows: Vitals[]) {
-  await ctx.h.deps.rowStore.insert(
-    'events',
-    rows.map(({ ts, ...rest }) => ({ project_id: projectId, ts: chTime(ts), kind: 'vitals', visitor_id: 1, session_id: 1, ...rest })),
-  );
-}
-
-/**
- * Values exact in Float32 (whole ms; CLS in 1/256 steps) so sums are exact and the only
- * definitions under test are p75, average and the ratings.
- */
-function generate(seed: number, now = NOW): Vitals[] {
-  const r = seededRandom(seed);
-  const maybe = (make: () => number) => (r.next() < 0.25 ? null : make());
-  return Array.from({ length: 700 }, (_, i) => ({
-    ts: now - r.int(0, 100) * DAY - r.int(0, 80_000) * 1000 - i,
-    path: `/page-${Math.min(r.int(0, 13), r.int(0, 13))}`,
-    lcp: maybe(() => r.int(300, 6000)),
-    inp: maybe(() => r.int(8, 900)),
-    cls: maybe(() => r.int(0, 100) / 256),
-    fcp: maybe(() => r.int(200, 4000)),
-    ttfb: maybe(() => r.int(20, 2500)),
-  }));
-}
-
 /** The one number a query answers as `n`. */
 const scalar = async (query: string, params: Record<string, unknown> = {}) =>
   Number(((await (await ctx.h.deps.clickhouse.query({ query, query_params: params, format: 'JSONEachRow' })).json()) as { n: string }[])[0]!.n);
 
-const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
-
-/** p75 as the sample at index floor(0.75·n) of the sorted values (ClickHouse quantileExact), mean, count, rating. */
-function metricOf(rows: Vitals[], m: Metric) {
-  const values = rows.map((r) => r[m]).filter((x): x is number => x !== null).sort((a, b) => a - b);
-  if (values.length === 0) return { p75: null, avg: null, samples: 0, rating: null };
-  const p75 = values[Math.floor(0.75 * values.length)]!;
-  const avg = values.reduce((s, x) => s + x, 0) / values.length;
-  const [good, poor] = LIMITS[m];
-  return { p75: round(p75, DECIMALS[m]), avg: round(avg, DECIMALS[m]), samples: values.length, rating: p75 <= good ? 'good' : p75 <= poor ? 'needs-improvement' : 'poor' };
-}
-
-const metricsOf = (rows: Vitals[]) => Object.fromEntries(METRICS.map((m) => [m, metricOf(rows, m)]));
-
-function reference(rows: Vitals[], from: number, to: number) {
-  const inside = rows.filter((r) => r.ts >= from && r.ts < to);
-  const byPath = new Map<string, Vitals[]>();
-  for (const r of inside) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
-  const pages = [...byPath]
-    .sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))
-    .slice(0, 10)
-    .map(([path, list]) => ({ path, samples: list.length, ...metricsOf(list) }));
-  return { overall: metricsOf(inside), pages };
-}
-
 describe('performance report', () => {
   it('equals a TypeScript computation of p75, average, samples and rating for every period', async () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice, 'Pacific/Chatham');
-    const rows = generate(5);
-    await insertVitals(id, rows);
+    const rows = generateVitals(5, NOW);
+    await insertVitals(ctx.h, id, rows);
     for (const key of REPORT_PERIODS) {
       const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/performance?period=${key}`, ctx.alice.readKey);
       expect(res.status).toBe(200);
       const { period, from, to, ...rest } = res.body;
       expect(period).toBe(key);
-      expect(rest, key).toEqual(reference(rows, Date.parse(from), Date.parse(to)));
+      expect(rest, key).toEqual(performanceReference(rows, Date.parse(from), Date.parse(to)));
     }
     const quarter = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/performance?period=90d`, ctx.alice.readKey);
     expect(quarter.body.pages).toHaveLength(10);
@@ -111,8 +56,8 @@ describe('performance report', () => {
     // A clock 10 days past the mark: 30d and 90d hold vitals from both sides of it, 7d from the table alone.
     const later = since + 10 * DAY;
     const { id } = await newProject(ctx.h, ctx.alice, 'Asia/Kolkata');
-    const rows = generate(7, later);
-    await insertVitals(id, rows);
+    const rows = generateVitals(7, later);
+    await insertVitals(ctx.h, id, rows);
     const before = rows.filter((r) => r.ts < since).length;
     expect(before).toBeGreaterThan(100);
     expect(rows.length - before).toBeGreaterThan(50);
@@ -133,11 +78,11 @@ describe('performance report', () => {
       for (const key of ['7d', '30d', '90d', 'today', '24h'] as const) {
         const { period, from, to, ...rest } = (await report.run(at, v.parse(report.query, { period: key }))) as Record<string, unknown>;
         expect(period).toBe(key);
-        expect(rest, `${key}, mark ${vitalsMark ? 'kept' : 'read'}`).toEqual(reference(rows, Date.parse(String(from)), Date.parse(String(to))));
+        expect(rest, `${key}, mark ${vitalsMark ? 'kept' : 'read'}`).toEqual(performanceReference(rows, Date.parse(String(from)), Date.parse(String(to))));
       }
       const filtered = (await report.run(at, v.parse(report.query, { period: '90d', filters: 'page==/page-1' }))) as Record<string, unknown>;
       const onPage = rows.filter((r) => r.path === '/page-1');
-      expect(filtered.overall).toEqual(reference(onPage, Date.parse(String(filtered.from)), Date.parse(String(filtered.to))).overall);
+      expect(filtered.overall).toEqual(performanceReference(onPage, Date.parse(String(filtered.from)), Date.parse(String(filtered.to))).overall);
     }
   }
 
@@ -149,7 +94,7 @@ describe('performance report', () => {
     const { domain, id } = await newProject(ctx.h, ctx.alice);
     const at = NOW - 3_600_000;
     const only = (path: string, lcp: number, cls: number | null): Vitals => ({ ts: at, path, lcp, inp: null, cls, fcp: null, ttfb: null });
-    await insertVitals(id, [only('/a', 2500, 0.09999999), only('/b', 4000, 0.25), only('/c', 4000.5, 0.2501), only('/c', 1, null)]);
+    await insertVitals(ctx.h, id, [only('/a', 2500, 0.09999999), only('/b', 4000, 0.25), only('/c', 4000.5, 0.2501), only('/c', 1, null)]);
     const res = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/performance?period=today`, ctx.alice.readKey);
     const pick = (path: string) => res.body.pages.find((p: { path: string }) => p.path === path);
     expect(pick('/a').lcp).toEqual({ p75: 2500, avg: 2500, samples: 1, rating: 'good' });
