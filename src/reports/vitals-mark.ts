@@ -2,9 +2,10 @@ import type { ClickHouseClient } from '../adapters/clickhouse.js';
 
 /**
  * The instant from which vitals events are read from the `vitals` table rather than `events`
- * (migration 0028, README "Vitals apart"), as this process read it. The earliest mark never moves once
- * one is stored (a later migration run adds a later one), so it is read once; until a mark is stored
- * nothing is kept and the reads name it in a scalar subquery.
+ * (migration 0028, README "Vitals apart"), as this process read it. The earliest mark moves only down
+ * to 0, once the history below it is copied (moveVitalsHistory), so a mark read earlier stays right (a
+ * later migration run adds a later one, which does not count): it is read once; until a mark is
+ * stored nothing is kept and the reads name it in a scalar subquery.
  */
 export class VitalsMark {
   private known: Promise<number | undefined> | undefined;
