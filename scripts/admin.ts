@@ -1,17 +1,23 @@
 /**
  * Operator CLI: `npm run admin -- <command> [--flag value]…`. Prints JSON on stdout; errors go
- * to stderr with a non-zero exit. Talks to Redis only, so it works while the server runs.
+ * to stderr with a non-zero exit. Talks to Redis only, so it works while the server runs, except
+ * `vitals:history`, which works on ClickHouse (the embedded engine's store only while no server has it open).
  */
 import { parseArgs } from 'node:util';
 import type { Redis } from '@upstash/redis';
 import { Redis as UpstashRedis } from '@upstash/redis';
 import { connectRespRedis } from '../src/adapters/redis-resp.js';
-import { parseConfig } from '../src/config.js';
+import type { ClickHouseClient } from '../src/adapters/clickhouse.js';
+import { connectNodeClickHouse } from '../src/adapters/node-clickhouse.js';
+import { migrate } from '../src/adapters/migrate.js';
+import { parseConfig, type Config } from '../src/config.js';
+import { clickHouseOptions } from '../src/entry/node-deps.js';
 import { createAccount, createApiKey, createSession, EmailTakenError, findAccountByEmail, revokeApiKey } from '../src/auth/store.js';
 import { normalizeDomain } from '../src/projects/domain.js';
 import { logError } from '../src/log.js';
 import { acceptInvitations } from '../src/projects/invitations.js';
 import { findProjectIdByDomain, getProject, setMember } from '../src/projects/store.js';
+import { moveVitalsHistory } from '../src/reports/vitals-history.js';
 
 class UsageError extends Error {}
 
@@ -20,7 +26,8 @@ const USAGE = `usage: npm run admin -- <command>
   key:create --email E --scope read|write [--name N]
   key:revoke --id ID
   session:create --email E
-  member:add --domain D --email E --role admin|member`;
+  member:add --domain D --email E --role admin|member
+  vitals:history   (ClickHouse; with the embedded engine, stop the server first)`;
 
 function need(values: Record<string, string | undefined>, ...names: string[]): void {
   const missing = names.filter((n) => !values[n]);
@@ -97,8 +104,42 @@ export async function runAdmin(redis: Redis, argv: string[], now = Date.now()): 
   }
 }
 
+/** The commands that work on ClickHouse rather than Redis. */
+const STORE_COMMANDS: Readonly<Record<string, (clickhouse: ClickHouseClient) => Promise<unknown>>> = {
+  'vitals:history': moveVitalsHistory,
+};
+
+/**
+ * Runs a store command on the store the server would use (migrated first, as the server does at
+ * start). The embedded engine's files are locked by the process that has them open.
+ */
+async function runStoreCommand(config: Config, argv: string[]): Promise<unknown> {
+  const [command = '', ...rest] = argv;
+  const run = STORE_COMMANDS[command]!;
+  if (rest.length > 0) throw new UsageError(`${command} takes no options\n${USAGE}`);
+  let store;
+  try {
+    store = await connectNodeClickHouse(clickHouseOptions(config));
+  } catch (err) {
+    // The engine prints its reason (a store another process holds is locked) and throws a bare one.
+    if (config.CLICKHOUSE_URL) throw err;
+    throw new Error(`cannot open the embedded ClickHouse store in ${config.DATA_DIR} (${err instanceof Error ? err.message : String(err)}): if a server has it open, stop the server first`);
+  }
+  try {
+    await migrate(store.client, { retentionDays: config.RETENTION_DAYS });
+    return await run(store.client);
+  } finally {
+    await store.close();
+  }
+}
+
 async function main() {
   const config = parseConfig(process.env);
+  const argv = process.argv.slice(2);
+  if (Object.hasOwn(STORE_COMMANDS, argv[0] ?? '')) {
+    console.log(JSON.stringify(await runStoreCommand(config, argv)));
+    return;
+  }
   let redis: Redis;
   let close = async () => {};
   if (config.UPSTASH_REDIS_REST_URL) {
@@ -109,7 +150,7 @@ async function main() {
     close = resp.close;
   }
   try {
-    console.log(JSON.stringify(await runAdmin(redis, process.argv.slice(2))));
+    console.log(JSON.stringify(await runAdmin(redis, argv)));
   } finally {
     await close();
   }

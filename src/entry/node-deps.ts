@@ -3,7 +3,7 @@ import { backgroundTasks } from '../adapters/background.js';
 import { StoredParts } from '../reports/stored-parts.js';
 import { VitalsMark } from '../reports/vitals-mark.js';
 import { OpenFloors } from '../analysis/open-floors.js';
-import { connectNodeClickHouse } from '../adapters/node-clickhouse.js';
+import { connectNodeClickHouse, type NodeClickHouseOptions } from '../adapters/node-clickhouse.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { migrate } from '../adapters/migrate.js';
 import { redisDataVersions } from '../adapters/data-version.js';
@@ -25,6 +25,15 @@ export interface NodeRuntime {
 
 /** How long closing waits for background tasks (they only keep caches) before leaving them behind. */
 const BACKGROUND_CLOSE_MS = 2000;
+
+/** The ClickHouse of a Config: the server at CLICKHOUSE_URL, else the embedded engine under DATA_DIR. */
+export const clickHouseOptions = (config: Config): NodeClickHouseOptions => ({
+  url: config.CLICKHOUSE_URL,
+  username: config.CLICKHOUSE_USER,
+  password: config.CLICKHOUSE_PASSWORD,
+  database: config.CLICKHOUSE_DATABASE,
+  dataDir: config.DATA_DIR,
+});
 
 /**
  * Wires the Node runtime's adapters from a parsed Config: Redis over RESP (or Upstash REST),
@@ -51,13 +60,7 @@ export async function buildNodeRuntime(
     redis = resp.redis;
     closeRedis = resp.close;
   }
-  const { client: clickhouse, rowStore: store, close: closeClickHouse } = await connectNodeClickHouse({
-    url: config.CLICKHOUSE_URL,
-    username: config.CLICKHOUSE_USER,
-    password: config.CLICKHOUSE_PASSWORD,
-    database: config.CLICKHOUSE_DATABASE,
-    dataDir: config.DATA_DIR,
-  });
+  const { client: clickhouse, rowStore: store, close: closeClickHouse } = await connectNodeClickHouse(clickHouseOptions(config));
   await migrate(clickhouse, { retentionDays: config.RETENTION_DAYS });
   // Every write moves its projects' data versions, which the answer cache checks before reusing an answer.
   const versions = redisDataVersions(redis, logError, opts.dataVersionKey);

@@ -22,7 +22,7 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6
 export const TEST_PASSWORD_ITERATIONS = 1_000;
 
 /** The embedded engine allows one data directory per process: every test file shares this one. */
-const DATA_DIR = join(tmpdir(), `sightline-test-${process.pid}`);
+export const TEST_DATA_DIR = join(tmpdir(), `sightline-test-${process.pid}`);
 /**
  * This process's data versions: each test process has its own embedded ClickHouse, so it keeps
  * its own versions too. With the shared key, another file's write of unknown projects (moving
@@ -75,7 +75,7 @@ export async function createHarness(
   // Sign-ins of every test file share one address in-process; test/integration/auth-limit.test.ts checks the limit.
   // Answers are not refreshed in the background here: tests count what the cache computes
   // (test/integration/answer-refresh.test.ts turns refreshing on for its own cache).
-  const baseEnv = { DATA_DIR, REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_AUTH_PER_MIN: '100000', ANSWER_REFRESH_MIN: '0' };
+  const baseEnv = { DATA_DIR: TEST_DATA_DIR, REDIS_URL: TEST_REDIS_URL, RATE_LIMIT_AUTH_PER_MIN: '100000', ANSWER_REFRESH_MIN: '0' };
   shared ??= buildNodeRuntime(parseConfig(baseEnv), { makeSink: (d) => directSink(d.rowStore), dataVersionKey: TEST_DATA_VERSION_KEY, clock: runtimeClock });
   runtimeClockOf = opts.clock ?? systemClock;
   const base = await shared;
@@ -146,7 +146,7 @@ export async function closeHarness(): Promise<void> {
   shared = null;
   await rt.deps.redis.del(TEST_DATA_VERSION_KEY).catch(() => {});
   await rt.close();
-  rmSync(DATA_DIR, { recursive: true, force: true });
+  rmSync(TEST_DATA_DIR, { recursive: true, force: true });
 }
 
 export interface Listening {

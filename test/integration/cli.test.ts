@@ -1,14 +1,19 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
+import { closeHarness, createHarness, TEST_DATA_DIR, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 
 /** The operator CLI of DESIGN.md §3, run as a child process against the test Redis (db 9). */
 let h: Harness;
+const dirs = tempDirs();
 beforeAll(async () => {
   h = await createHarness();
 });
-afterAll(closeHarness);
+afterAll(async () => {
+  await closeHarness();
+  dirs.removeAll();
+});
 
 interface Run {
   code: number | null;
@@ -16,11 +21,13 @@ interface Run {
   stderr: string;
 }
 
-function admin(...args: string[]): Promise<Run> {
+/** Runs the CLI with `args`; `env` adds to the test's environment (the embedded store's DATA_DIR, say). */
+function adminWith(env: Record<string, string>, ...args: string[]): Promise<Run> {
+  const { CLICKHOUSE_URL: _server, ...inherited } = process.env;
   return new Promise((resolve, reject) => {
     const child = spawn('npx', ['tsx', 'scripts/admin.ts', ...args], {
       cwd: process.cwd(),
-      env: { ...process.env, REDIS_URL: TEST_REDIS_URL },
+      env: { ...inherited, REDIS_URL: TEST_REDIS_URL, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -32,16 +39,26 @@ function admin(...args: string[]): Promise<Run> {
   });
 }
 
+const admin = (...args: string[]) => adminWith({}, ...args);
+
 /** A successful run: exit 0, one JSON document on stdout. */
 async function ok(...args: string[]): Promise<Record<string, unknown>> {
-  const run = await admin(...args);
+  return okWith({}, ...args);
+}
+
+async function okWith(env: Record<string, string>, ...args: string[]): Promise<Record<string, unknown>> {
+  const run = await adminWith(env, ...args);
   expect(run.stderr, run.stderr).toBe('');
   expect(run.code).toBe(0);
   return JSON.parse(run.stdout);
 }
 
 async function fails(pattern: RegExp, ...args: string[]): Promise<void> {
-  const run = await admin(...args);
+  return failsWith({}, pattern, ...args);
+}
+
+async function failsWith(env: Record<string, string>, pattern: RegExp, ...args: string[]): Promise<void> {
+  const run = await adminWith(env, ...args);
   expect(run.code, `${args.join(' ')} exit`).not.toBe(0);
   expect(run.code).not.toBeNull();
   expect(run.stdout).toBe('');
@@ -99,6 +116,13 @@ describe('npm run admin', () => {
       fails(/no key with id key_nope/, 'key:revoke', '--id', 'key_nope'),
       fails(/--role must be admin or member/, 'member:add', '--domain', 'x.example.com', '--email', email, '--role', 'owner'),
       fails(/unknown option|Unknown option/i, 'account:create', '--email', email, '--colour', 'blue'),
+      fails(/vitals:history takes no options/, 'vitals:history', '--email', email),
     ]);
+  }, 180_000);
+
+  it('vitals:history migrates the store it is given and moves nothing on a new one; refuses a store another process has open', async () => {
+    expect(await okWith({ DATA_DIR: dirs.make('admin-store') }, 'vitals:history')).toEqual({ moved: 0, previousMark: null });
+    // This process has the test store open, as `npm start` would.
+    await failsWith({ DATA_DIR: TEST_DATA_DIR }, /Cannot lock file[^]*cannot open the embedded ClickHouse store in .*: if a server has it open, stop the server first/, 'vitals:history');
   }, 180_000);
 });
