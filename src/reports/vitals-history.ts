@@ -38,7 +38,7 @@ export async function moveVitalsHistory(clickhouse: ClickHouseClient): Promise<V
   const [source, copy] = await Promise.all([tally(clickhouse, IN_EVENTS, params), tally(clickhouse, IN_VITALS, params)]);
   if (source.rows !== copy.rows || source.checksum !== copy.checksum) {
     throw new VitalsHistoryMismatch(
-      `the copy holds ${copy.rows} vitals rows before the mark and events ${source.rows}: vitals stamped before the mark were written meanwhile; run it again with no import running`,
+      `the copy of the vitals before the mark differs from events (${copy.rows} rows against ${source.rows}): vitals stamped before the mark were written meanwhile; the mark stays, run it again with no import running`,
     );
   }
   await clickhouse.command({ query: "INSERT INTO vitals_since SELECT toDateTime64(0, 3, 'UTC')" });
