@@ -7,6 +7,11 @@ const IN_EVENTS = `FROM events WHERE kind = 'vitals' AND ${BEFORE_MARK}`;
 const IN_VITALS = `FROM vitals WHERE ${BEFORE_MARK}`;
 /** A count and an order-free checksum of rows, to compare the two tables' copies. */
 const TALLY = "SELECT count() AS rows, toString(sum(cityHash64(project_id, ts, visitor_id, session_id, path, lcp, inp, cls, fcp, ttfb))) AS checksum";
+const DELETE_BELOW_MARK = `ALTER TABLE vitals DELETE WHERE ${BEFORE_MARK}`;
+const COPY_BELOW_MARK = `INSERT INTO vitals SELECT * ${IN_EVENTS}`;
+const TALLY_EVENTS = `${TALLY} ${IN_EVENTS}`;
+const TALLY_VITALS = `${TALLY} ${IN_VITALS}`;
+const MARK_ZERO = "INSERT INTO vitals_since SELECT toDateTime64(0, 3, 'UTC')";
 
 /** What moveVitalsHistory did: rows copied, and the mark it lowered (ISO; null when it was 0 already). */
 export interface VitalsHistoryMove {
@@ -33,20 +38,20 @@ export async function moveVitalsHistory(clickhouse: ClickHouseClient): Promise<V
   if (mark === undefined) throw new Error('no vitals mark is stored: migration 0028 has not run on this store');
   if (mark === 0) return { moved: 0, previousMark: null };
   const params = { mark };
-  await clickhouse.command({ query: `ALTER TABLE vitals DELETE WHERE ${BEFORE_MARK}`, query_params: params, clickhouse_settings: { mutations_sync: '2' } });
-  await clickhouse.command({ query: `INSERT INTO vitals SELECT * ${IN_EVENTS}`, query_params: params });
-  const [source, copy] = await Promise.all([tally(clickhouse, IN_EVENTS, params), tally(clickhouse, IN_VITALS, params)]);
+  await clickhouse.command({ query: DELETE_BELOW_MARK, query_params: params, clickhouse_settings: { mutations_sync: '2' } });
+  await clickhouse.command({ query: COPY_BELOW_MARK, query_params: params });
+  const [source, copy] = await Promise.all([tally(clickhouse, TALLY_EVENTS, params), tally(clickhouse, TALLY_VITALS, params)]);
   if (source.rows !== copy.rows || source.checksum !== copy.checksum) {
     throw new VitalsHistoryMismatch(
       `the copy of the vitals before the mark differs from events (${copy.rows} rows against ${source.rows}): vitals stamped before the mark were written meanwhile; the mark stays, run it again with no import running`,
     );
   }
-  await clickhouse.command({ query: "INSERT INTO vitals_since SELECT toDateTime64(0, 3, 'UTC')" });
+  await clickhouse.command({ query: MARK_ZERO });
   return { moved: Number(source.rows), previousMark: new Date(mark).toISOString() };
 }
 
-async function tally(clickhouse: ClickHouseClient, from: string, params: { mark: number }): Promise<{ rows: string; checksum: string }> {
-  const result = await clickhouse.query({ query: `${TALLY} ${from}`, query_params: params, format: 'JSONEachRow' });
+async function tally(clickhouse: ClickHouseClient, query: string, params: { mark: number }): Promise<{ rows: string; checksum: string }> {
+  const result = await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
   const [row] = await result.json<{ rows: string; checksum: string }>();
   return row!;
 }
