@@ -40,21 +40,15 @@ function adminWith(env: Record<string, string>, ...args: string[]): Promise<Run>
 }
 
 const admin = (...args: string[]) => adminWith({}, ...args);
+const ok = (...args: string[]) => okWith({}, ...args);
+const fails = (pattern: RegExp, ...args: string[]) => failsWith({}, pattern, ...args);
 
 /** A successful run: exit 0, one JSON document on stdout. */
-async function ok(...args: string[]): Promise<Record<string, unknown>> {
-  return okWith({}, ...args);
-}
-
 async function okWith(env: Record<string, string>, ...args: string[]): Promise<Record<string, unknown>> {
   const run = await adminWith(env, ...args);
   expect(run.stderr, run.stderr).toBe('');
   expect(run.code).toBe(0);
   return JSON.parse(run.stdout);
-}
-
-async function fails(pattern: RegExp, ...args: string[]): Promise<void> {
-  return failsWith({}, pattern, ...args);
 }
 
 async function failsWith(env: Record<string, string>, pattern: RegExp, ...args: string[]): Promise<void> {
