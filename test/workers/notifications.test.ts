@@ -44,7 +44,8 @@ beforeAll(async () => {
   expect(res.status).toBe(201);
   projectId = ((await res.json()) as { id: string }).id;
   // Visits last week, whatever "now" is, written straight into ClickHouse through the bridge (as the queue consumer would).
-  const monday = new Date();
+  // The week is the project's: late on a Sunday (UTC), Berlin is in the next week already.
+  const monday = new Date(`${new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(new Date())}T00:00:00Z`);
   monday.setUTCDate(monday.getUTCDate() - ((monday.getUTCDay() + 6) % 7) - 7);
   monday.setUTCHours(12, 0, 0, 0);
   await insertPageviews([0, 1, 2, 3].map((i) => ({ at: monday.getTime() + i * 3_600_000, visitor: i % 3, session: i, path: `/p${i % 2}` })));
