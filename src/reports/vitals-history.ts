@@ -1,8 +1,9 @@
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
+import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import { VitalsMark } from './vitals-mark.js';
 
 /** Vitals events stamped before the mark, in either table. */
-const BEFORE_MARK = 'ts < fromUnixTimestamp64Milli({mark:Int64})';
+const BEFORE_MARK = "ts < {mark:DateTime64(3, 'UTC')}";
 const IN_EVENTS = `FROM events WHERE kind = 'vitals' AND ${BEFORE_MARK}`;
 const IN_VITALS = `FROM vitals WHERE ${BEFORE_MARK}`;
 /** A count and an order-free checksum of rows, to compare the two tables' copies. */
@@ -37,7 +38,7 @@ export async function moveVitalsHistory(clickhouse: ClickHouseClient): Promise<V
   const mark = await new VitalsMark().since(clickhouse);
   if (mark === undefined) throw new Error('no vitals mark is stored: migration 0028 has not run on this store');
   if (mark === 0) return { moved: 0, previousMark: null };
-  const params = { mark };
+  const params = { mark: toClickHouseDateTime64(mark) };
   await clickhouse.command({ query: DELETE_BELOW_MARK, query_params: params, clickhouse_settings: { mutations_sync: '2' } });
   await clickhouse.command({ query: COPY_BELOW_MARK, query_params: params });
   const [source, copy] = await Promise.all([tally(clickhouse, TALLY_EVENTS, params), tally(clickhouse, TALLY_VITALS, params)]);
@@ -50,7 +51,7 @@ export async function moveVitalsHistory(clickhouse: ClickHouseClient): Promise<V
   return { moved: Number(source.rows), previousMark: new Date(mark).toISOString() };
 }
 
-async function tally(clickhouse: ClickHouseClient, query: string, params: { mark: number }): Promise<{ rows: string; checksum: string }> {
+async function tally(clickhouse: ClickHouseClient, query: string, params: { mark: string }): Promise<{ rows: string; checksum: string }> {
   const result = await clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
   const [row] = await result.json<{ rows: string; checksum: string }>();
   return row!;
