@@ -1,3 +1,9 @@
+import * as v from 'valibot';
+import { expect } from 'vitest';
+import type { Clock } from '../../src/adapters/clock.js';
+import { getProject } from '../../src/projects/store.js';
+import { findReport } from '../../src/reports/registry.js';
+import type { VitalsMark } from '../../src/reports/vitals-mark.js';
 import type { Harness } from './harness.js';
 import { chTime, seededRandom } from './report-fixtures.js';
 
@@ -59,4 +65,31 @@ export function performanceReference(rows: Vitals[], from: number, to: number) {
     .slice(0, 10)
     .map(([path, list]) => ({ path, samples: list.length, ...metricsOf(list) }));
   return { overall: metricsOf(inside), pages };
+}
+
+/** Replaces the stored marks of migration 0028 (none: an empty list). */
+export async function setVitalsMarks(h: Harness, marks: number[]) {
+  await h.deps.clickhouse.command({ query: 'TRUNCATE TABLE vitals_since' });
+  if (marks.length) await h.deps.rowStore.insert('vitals_since', marks.map((ms) => ({ since: chTime(ms) })));
+}
+
+/**
+ * Runs the performance report of a project for each of `queries` computed (no answer cache), with
+ * the vitals mark kept by `vitalsMark` or, without it, read in each statement, and expects each
+ * answer to equal the reference over `rows` in its own range.
+ */
+export async function expectPerformance(
+  h: Harness,
+  projectId: string,
+  rows: Vitals[],
+  opts: { vitalsMark: VitalsMark | undefined; clock?: Clock; queries: Record<string, string>[] },
+) {
+  const report = findReport('performance')!;
+  const project = (await getProject(h.deps.redis, projectId))!;
+  const at = { deps: { ...h.deps, ...(opts.clock && { clock: opts.clock }), vitalsMark: opts.vitalsMark, answers: undefined }, project, role: 'owner' as const };
+  for (const query of opts.queries) {
+    const { period, from, to, ...rest } = (await report.run(at, v.parse(report.query, query))) as Record<string, unknown>;
+    expect(period, JSON.stringify(query)).toBe(query.period);
+    expect(rest, `${JSON.stringify(query)}, mark ${opts.vitalsMark ? 'kept' : 'read'}`).toEqual(performanceReference(rows, Date.parse(String(from)), Date.parse(String(to))));
+  }
 }

@@ -1,13 +1,10 @@
-import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
-import { getProject } from '../../src/projects/store.js';
-import { findReport } from '../../src/reports/registry.js';
 import { VitalsMark } from '../../src/reports/vitals-mark.js';
 import { REPORT_PERIODS } from '../../src/reports/periods.js';
-import { callJson, chTime, csvLines, newProject } from '../helpers/report-fixtures.js';
+import { callJson, csvLines, newProject } from '../helpers/report-fixtures.js';
 import { useHarness } from '../helpers/setup.js';
-import { generateVitals, insertVitals, METRICS, performanceReference, type Metric, type Vitals } from '../helpers/vitals-reference.js';
+import { expectPerformance, generateVitals, insertVitals, METRICS, performanceReference, setVitalsMarks, type Metric, type Vitals } from '../helpers/vitals-reference.js';
 
 const NOW = Date.parse('2026-05-20T09:30:00Z');
 const DAY = 86_400_000;
@@ -39,16 +36,12 @@ describe('performance report', () => {
     // The mark of an install that stored vitals before upgrading (a new one's is 0: all from the table),
     // set for this test and put back after it.
     const marks = (await (await ctx.h.deps.clickhouse.query({ query: 'SELECT toUnixTimestamp64Milli(since) AS ms FROM vitals_since', format: 'JSONEachRow' })).json()) as { ms: string }[];
-    const setMarks = async (list: number[]) => {
-      await ctx.h.deps.clickhouse.command({ query: 'TRUNCATE TABLE vitals_since' });
-      await ctx.h.deps.rowStore.insert('vitals_since', list.map((ms) => ({ since: chTime(ms) })));
-    };
     const since = Date.parse('2026-03-01T12:34:56.789Z');
-    await setMarks([since]);
+    await setVitalsMarks(ctx.h, [since]);
     try {
       await splitAtTheMark(since);
     } finally {
-      await setMarks(marks.map((m) => Number(m.ms)));
+      await setVitalsMarks(ctx.h, marks.map((m) => Number(m.ms)));
     }
   });
 
@@ -69,20 +62,12 @@ describe('performance report', () => {
     expect(await scalar('SELECT count() AS n FROM vitals WHERE project_id = {id:String}', { id })).toBe(rows.length - before);
     expect(await scalar("SELECT count() AS n FROM events WHERE project_id = {id:String} AND kind = 'vitals'", { id })).toBe(before);
 
-    const report = findReport('performance')!;
-    const project = (await getProject(ctx.h.deps.redis, id))!;
     // The mark read in each statement, and read once by the process (then bound, or left out where the period starts after it).
+    const periods = ['7d', '30d', '90d', 'today', '24h'].map((period) => ({ period }));
     for (const vitalsMark of [undefined, new VitalsMark()]) {
-      // Without the answer cache, so that each computes its answer.
-      const at = { deps: { ...ctx.h.deps, clock: fixedClock(later), vitalsMark, answers: undefined }, project, role: 'owner' as const };
-      for (const key of ['7d', '30d', '90d', 'today', '24h'] as const) {
-        const { period, from, to, ...rest } = (await report.run(at, v.parse(report.query, { period: key }))) as Record<string, unknown>;
-        expect(period).toBe(key);
-        expect(rest, `${key}, mark ${vitalsMark ? 'kept' : 'read'}`).toEqual(performanceReference(rows, Date.parse(String(from)), Date.parse(String(to))));
-      }
-      const filtered = (await report.run(at, v.parse(report.query, { period: '90d', filters: 'page==/page-1' }))) as Record<string, unknown>;
+      await expectPerformance(ctx.h, id, rows, { vitalsMark, clock: fixedClock(later), queries: periods });
       const onPage = rows.filter((r) => r.path === '/page-1');
-      expect(filtered.overall).toEqual(performanceReference(onPage, Date.parse(String(filtered.from)), Date.parse(String(filtered.to))).overall);
+      await expectPerformance(ctx.h, id, onPage, { vitalsMark, clock: fixedClock(later), queries: [{ period: '90d', filters: 'page==/page-1' }] });
     }
   }
 

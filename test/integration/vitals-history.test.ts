@@ -1,14 +1,11 @@
-import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/adapters/clock.js';
-import { getProject } from '../../src/projects/store.js';
-import { findReport } from '../../src/reports/registry.js';
 import { withQuery } from '../../src/adapters/clickhouse.js';
 import { moveVitalsHistory, VitalsHistoryMismatch } from '../../src/reports/vitals-history.js';
 import { VitalsMark } from '../../src/reports/vitals-mark.js';
-import { chTime, newProject } from '../helpers/report-fixtures.js';
+import { newProject } from '../helpers/report-fixtures.js';
 import { useHarness } from '../helpers/setup.js';
-import { generateVitals, insertVitals, performanceReference, type Vitals } from '../helpers/vitals-reference.js';
+import { expectPerformance, generateVitals, insertVitals, setVitalsMarks, type Vitals } from '../helpers/vitals-reference.js';
 
 /**
  * `npm run admin -- vitals:history` on a store upgraded with vitals in it: the history before the
@@ -23,11 +20,6 @@ const sync = { mutations_sync: '2' } as const;
 
 async function rowsOf(query: string, params: Record<string, unknown> = {}) {
   return (await (await ctx.h.deps.clickhouse.query({ query, query_params: params, format: 'JSONEachRow' })).json()) as Record<string, unknown>[];
-}
-
-async function setMarks(list: number[]) {
-  await ctx.h.deps.clickhouse.command({ query: 'TRUNCATE TABLE vitals_since' });
-  if (list.length) await ctx.h.deps.rowStore.insert('vitals_since', list.map((ms) => ({ since: chTime(ms) })));
 }
 
 /** Every vitals row of a table, in one order, to compare the tables' copies row for row. */
@@ -52,64 +44,52 @@ async function upgradedStore(seed: number) {
   return { id, rows };
 }
 
-async function performance(projectId: string, vitalsMark: VitalsMark | undefined) {
-  const report = findReport('performance')!;
-  const project = (await getProject(ctx.h.deps.redis, projectId))!;
-  const at = { deps: { ...ctx.h.deps, vitalsMark, answers: undefined }, project, role: 'owner' as const };
-  const answers: Record<string, unknown>[] = [];
-  for (const key of ['7d', '30d', '90d'] as const) answers.push((await report.run(at, v.parse(report.query, { period: key }))) as Record<string, unknown>);
-  return answers;
-}
-
 /** Performance over 7d, 30d and 90d equals the TypeScript reference over `rows`. */
-async function expectPerformance(projectId: string, rows: Vitals[], vitalsMark: VitalsMark | undefined) {
-  for (const { period, from, to, ...rest } of await performance(projectId, vitalsMark)) {
-    expect(rest, `${String(period)}, mark ${vitalsMark ? 'kept' : 'read'}`).toEqual(performanceReference(rows, Date.parse(String(from)), Date.parse(String(to))));
-  }
-}
+const expectPeriods = (projectId: string, rows: Vitals[], vitalsMark: VitalsMark | undefined) =>
+  expectPerformance(ctx.h, projectId, rows, { vitalsMark, queries: [{ period: '7d' }, { period: '30d' }, { period: '90d' }] });
 
 const vitalsBeforeMark = async () => Number((await rowsOf("SELECT count() AS n FROM events WHERE kind = 'vitals' AND ts < fromUnixTimestamp64Milli({since:Int64})", { since: SINCE }))[0]!.n);
 
 describe('moving the vitals history under the mark', () => {
   it('copies the vitals before the mark once, lowers the mark to 0, and performance answers the same from the table alone', async () => {
-    await setMarks([SINCE, SINCE + DAY]);
+    await setVitalsMarks(ctx.h, [SINCE, SINCE + DAY]);
     const a = await upgradedStore(11);
     const b = await upgradedStore(12);
     const before = [...a.rows, ...b.rows].filter((r) => r.ts < SINCE).length;
     expect(before).toBeGreaterThan(200);
     expect(await vitalsBeforeMark()).toBe(before);
     expect(await tableRows('vitals')).not.toEqual(await tableRows('events'));
-    for (const { id, rows } of [a, b]) await expectPerformance(id, rows, new VitalsMark());
+    for (const { id, rows } of [a, b]) await expectPeriods(id, rows, new VitalsMark());
 
     expect(await moveVitalsHistory(ctx.h.deps.clickhouse)).toEqual({ moved: before, previousMark: new Date(SINCE).toISOString() });
     expect(await new VitalsMark().since(ctx.h.deps.clickhouse)).toBe(0);
     expect(await tableRows('vitals')).toEqual(await tableRows('events'));
     // With the mark at 0 the report reads `vitals` alone; a process that kept the old mark stays right too.
     const keptOld = new VitalsMark();
-    await setMarks([SINCE]);
+    await setVitalsMarks(ctx.h, [SINCE]);
     await keptOld.since(ctx.h.deps.clickhouse);
-    await setMarks([SINCE, 0]);
+    await setVitalsMarks(ctx.h, [SINCE, 0]);
     for (const { id, rows } of [a, b]) {
-      for (const mark of [new VitalsMark(), undefined, keptOld]) await expectPerformance(id, rows, mark);
+      for (const mark of [new VitalsMark(), undefined, keptOld]) await expectPeriods(id, rows, mark);
     }
     expect(await moveVitalsHistory(ctx.h.deps.clickhouse)).toEqual({ moved: 0, previousMark: null });
     expect(await tableRows('vitals')).toEqual(await tableRows('events'));
   });
 
   it('runs again after a run cut short before the mark moved, and copies each row once', async () => {
-    await setMarks([SINCE]);
+    await setVitalsMarks(ctx.h, [SINCE]);
     const { id, rows } = await upgradedStore(13);
     const moved = await vitalsBeforeMark();
     // The first run copied everything but did not get to store the new mark.
     expect(await moveVitalsHistory(ctx.h.deps.clickhouse)).toMatchObject({ moved });
-    await setMarks([SINCE]);
+    await setVitalsMarks(ctx.h, [SINCE]);
     expect(await moveVitalsHistory(ctx.h.deps.clickhouse)).toMatchObject({ moved });
     expect(await tableRows('vitals')).toEqual(await tableRows('events'));
-    await expectPerformance(id, rows, new VitalsMark());
+    await expectPeriods(id, rows, new VitalsMark());
   });
 
   it('keeps the mark when vitals before it are written while it copies, and a later run moves them', async () => {
-    await setMarks([SINCE]);
+    await setVitalsMarks(ctx.h, [SINCE]);
     const { id, rows } = await upgradedStore(14);
     // An import's copy in the view landing after the delete, of a row the copy took from events too.
     const late = rows.find((r) => r.ts < SINCE)!;
@@ -122,14 +102,14 @@ describe('moving the vitals history under the mark', () => {
     await expect(moveVitalsHistory(racing)).rejects.toThrow(VitalsHistoryMismatch);
     expect(injected).toBeDefined();
     expect(await new VitalsMark().since(ctx.h.deps.clickhouse)).toBe(SINCE);
-    await expectPerformance(id, rows, new VitalsMark());
+    await expectPeriods(id, rows, new VitalsMark());
     expect(await moveVitalsHistory(ctx.h.deps.clickhouse)).toMatchObject({ moved: await vitalsBeforeMark() });
     expect(await tableRows('vitals')).toEqual(await tableRows('events'));
-    await expectPerformance(id, rows, new VitalsMark());
+    await expectPeriods(id, rows, new VitalsMark());
   });
 
   it('refuses a store without the mark of migration 0028 and leaves it as it is', async () => {
-    await setMarks([]);
+    await setVitalsMarks(ctx.h, []);
     await expect(moveVitalsHistory(ctx.h.deps.clickhouse)).rejects.toThrow('no vitals mark is stored: migration 0028 has not run on this store');
     expect(await rowsOf('SELECT count() AS n FROM vitals_since')).toEqual([{ n: '0' }]);
   });
