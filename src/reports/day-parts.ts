@@ -3,7 +3,7 @@ import { closedHoursCutAt, closedHoursOf, pinClosedHours } from '../analysis/clo
 import { toClickHouseDateTime } from '../adapters/clickhouse-time.js';
 import { insertPartOnce, instant, queryOne, queryRows, sourceParams, type QueryParams, type RowOf, type RowSpec } from './query.js';
 import { dayPartStoredSql, fillDayPartSql } from './sql/day-parts.js';
-import { storedPartKey } from './stored-parts.js';
+import { storedPartKey, type PartSize } from './stored-parts.js';
 import type { ResolvedPeriod } from './periods.js';
 import type { Source } from './planner.js';
 import { dayPartFamiliesOf, withoutPreRank, type PartFamily } from './sql/window.js';
@@ -15,10 +15,13 @@ const DAY_MS = 24 * HOUR_MS;
 /** A part of fewer closed days merges too few daily states to be worth storing. */
 const MIN_PART_DAYS = 2;
 /**
- * A list whose closed days come from a part of at most this many values merges every value's
- * visitor states rather than ranking them first (preRanked in src/reports/sql/window.ts).
+ * A list whose closed days come from a part of at most this many values, or counting at most this many
+ * of what it ranks by (pageviews, events), merges every value's visitor states rather than ranking them
+ * first (preRanked in src/reports/sql/window.ts): a merge costs per element its states hold, and a
+ * value's state holds no more visitors than its count (README "Closed days of a period").
  */
-const MERGED_WHOLE_MOST_VALUES = 200;
+const MERGED_WHOLE_MOST = { values: 200, counted: 300_000 } as const;
+const mergesWhole = (size: PartSize | undefined) => size !== undefined && (size.values <= MERGED_WHOLE_MOST.values || size.counted <= MERGED_WHOLE_MOST.counted);
 
 /**
  * Runs a rollup read (`sql` over periodRollupRows, `params` from sourceParams) with the closed days
@@ -36,8 +39,8 @@ export async function queryRowsWithDayParts<S extends RowSpec>(deps: PartDeps, s
   const storeKey = (family: PartFamily) => storedPartKey(String(params.projectId), `${family}_parts`, part.partKey);
   const known = families.map((f) => deps.storedParts!.stored(storeKey(f), now));
   if (known.every((stored) => stored === true)) {
-    const few = families.every((f) => (deps.storedParts!.valuesOf(storeKey(f), now) ?? Infinity) <= MERGED_WHOLE_MOST_VALUES);
-    return queryRows(deps, few ? withoutPreRank(sql) : sql, { ...params, ...part }, spec);
+    const whole = families.every((f) => mergesWhole(deps.storedParts!.sizeOf(storeKey(f), now)));
+    return queryRows(deps, whole ? withoutPreRank(sql) : sql, { ...params, ...part }, spec);
   }
   const answer = queryRows(deps, sql, params, spec);
   for (const family of families.filter((_, i) => known[i] === undefined)) {
@@ -86,7 +89,7 @@ async function dayPartOf(deps: PartDeps, params: QueryParams): Promise<{ partTo:
  * seen before inserts nothing).
  */
 async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryParams, token: string, storeKey: string): Promise<void> {
-  const lookUp = () => queryOne(deps, dayPartStoredSql(family), params, { n: 'number', created: 'number', value_rows: 'number' });
+  const lookUp = () => queryOne(deps, dayPartStoredSql(family), params, { n: 'number', created: 'number', value_rows: 'number', counted: 'number' });
   let found = await lookUp();
   if (found.n === 0) {
     // The version in the key was read first: a write that lands meanwhile moves the version after it is
@@ -94,6 +97,6 @@ async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryPar
     await insertPartOnce(deps, fillDayPartSql(family), params, token);
     found = await lookUp();
   }
-  if (found.n > 0) deps.storedParts!.markerFound(storeKey, `${family}_parts`, found.created, found.value_rows);
+  if (found.n > 0) deps.storedParts!.markerFound(storeKey, `${family}_parts`, found.created, { values: found.value_rows, counted: found.counted });
   else deps.storedParts!.missing(storeKey, deps.clock.now());
 }

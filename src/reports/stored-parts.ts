@@ -8,8 +8,11 @@ const CLOCK_MARGIN_MS = HOUR_MS;
 /** How long a part found missing after a store (its token was seen before: a part dropped by retention) is not looked for again. */
 const MISSING_RECHECK_MS = HOUR_MS;
 
-/** What is known of a part: stored or found missing, until when, and its value count when read. */
-type Known = { stored: boolean; until: number; values?: number };
+/** A stored part's size: its values (rows besides its marker) and the count its lists rank by, summed over them. */
+export type PartSize = { values: number; counted: number };
+
+/** What is known of a part: stored or found missing, until when, and its size when read. */
+type Known = { stored: boolean; until: number; size?: PartSize };
 
 /**
  * The cached parts this process knows to be stored — closed days of a rollup family
@@ -34,15 +37,15 @@ export class StoredParts {
     return this.live(key, now)?.stored;
   }
 
-  /** How many values (rows besides its marker) a part known stored at `now` holds, when that was read with it. */
-  valuesOf(key: string, now: number): number | undefined {
+  /** The size of a part known stored at `now`, when that was read with it. */
+  sizeOf(key: string, now: number): PartSize | undefined {
     const entry = this.live(key, now);
-    return entry?.stored ? entry.values : undefined;
+    return entry?.stored ? entry.size : undefined;
   }
 
-  /** What was found of the part, true until `until`, and how many values it holds. */
-  found(key: string, stored: boolean, until: number, values?: number): void {
-    this.known.set(key, values === undefined ? { stored, until } : { stored, until, values });
+  /** What was found of the part, true until `until`, and its size. */
+  found(key: string, stored: boolean, until: number, size?: PartSize): void {
+    this.known.set(key, size === undefined ? { stored, until } : { stored, until, size });
   }
 
   /** The part was not found after a store: it is not looked for again for a while. */
@@ -55,9 +58,9 @@ export class StoredParts {
    * part is known stored until an hour before retention may drop it (its table's ANALYTICS_TABLES
    * `keepDays`, or less with a shorter retention).
    */
-  markerFound(key: string, table: string, createdSec: number, values?: number): void {
+  markerFound(key: string, table: string, createdSec: number, size?: PartSize): void {
     const keepMs = Math.min(keepDaysOf(table), this.retentionDays) * DAY_MS;
-    this.found(key, true, createdSec * 1000 + keepMs - CLOCK_MARGIN_MS, values);
+    this.found(key, true, createdSec * 1000 + keepMs - CLOCK_MARGIN_MS, size);
   }
 
   /** What is known of the part at `now`; an entry whose time is up is dropped. */

@@ -1,6 +1,9 @@
 import type { PartFamily } from './window.js';
 
-/** Each family's daily columns after `project_id, bucket`: the values a part keeps a row per, then how each measure merges. */
+/**
+ * Each family's daily columns after `project_id, bucket`: the values a part keeps a row per, then how each measure
+ * merges. The first of `sums` is the count its lists rank by (preRanked in src/reports/sql/window.ts).
+ */
 const COLUMNS: Readonly<Record<PartFamily, { keys: readonly string[]; sums: readonly string[]; states: readonly string[] }>> = {
   pages: { keys: ['path'], sums: ['pageviews'], states: ['visitors'] },
   countries: { keys: ['country_code', 'country_name'], sums: ['pageviews'], states: ['visitors'] },
@@ -40,7 +43,12 @@ FROM ${family}_1d
 WHERE 0`;
 }
 
-/** When the part `{partKey}` of a family was stored (`n` = 0: it is not), and how many values it holds. */
+/**
+ * When the part `{partKey}` of a family was stored (`n` = 0: it is not), how many values it holds, and how
+ * many of what its lists rank by it counts in all (`counted`: pageviews, or events).
+ */
 export const dayPartStoredSql = (family: PartFamily): string => `
-SELECT countIf(marker = 1) AS n, toUnixTimestamp(minIf(created, marker = 1)) AS created, countIf(marker = 0) AS value_rows FROM ${family}_parts
+SELECT countIf(marker = 1) AS n, toUnixTimestamp(minIf(created, marker = 1)) AS created, countIf(marker = 0) AS value_rows,
+  sumIf(${COLUMNS[family].sums[0]}, marker = 0) AS counted
+FROM ${family}_parts
 WHERE project_id = {projectId:String} AND part_key = {partKey:String}`;

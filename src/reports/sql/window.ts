@@ -119,8 +119,9 @@ export const periodRollupRows = (family: PartFamily) =>
  * A ranked list's condition that keeps only its top `{limit}` values of `column` (by summed
  * `measure`, ties by the value) over periodRollupRows(`family`): the list then merges the
  * visitor states of those values alone, as merging states is the costly part of a list with many
- * values. A read whose closed days come from a part of few values drops it (withoutPreRank,
- * src/reports/day-parts.ts): merging them all costs less than ranking them first.
+ * values. A read whose closed days come from a part of few values, or of a small count in all,
+ * drops it (withoutPreRank, src/reports/day-parts.ts): merging them all costs less than ranking them first.
+ * `measure` is the family's first summed column (its part's size counts it, src/reports/sql/day-parts.ts).
  */
 export const preRanked = (column: string, measure: string, family: PartFamily) => `${PRE_RANK_START}
 WHERE ${column} IN (
