@@ -1,9 +1,6 @@
-import type { PartFamily } from './window.js';
+import { RANKED_BY, type PartFamily } from './window.js';
 
-/**
- * Each family's daily columns after `project_id, bucket`: the values a part keeps a row per, then how each measure
- * merges. The first of `sums` is the count its lists rank by (preRanked in src/reports/sql/window.ts).
- */
+/** Each family's daily columns after `project_id, bucket`: the values a part keeps a row per, then how each measure merges. */
 const COLUMNS: Readonly<Record<PartFamily, { keys: readonly string[]; sums: readonly string[]; states: readonly string[] }>> = {
   pages: { keys: ['path'], sums: ['pageviews'], states: ['visitors'] },
   countries: { keys: ['country_code', 'country_name'], sums: ['pageviews'], states: ['visitors'] },
@@ -49,6 +46,6 @@ WHERE 0`;
  */
 export const dayPartStoredSql = (family: PartFamily): string => `
 SELECT countIf(marker = 1) AS n, toUnixTimestamp(minIf(created, marker = 1)) AS created, countIf(marker = 0) AS value_rows,
-  sumIf(${COLUMNS[family].sums[0]}, marker = 0) AS counted
+  sumIf(${RANKED_BY[family]}, marker = 0) AS counted
 FROM ${family}_parts
 WHERE project_id = {projectId:String} AND part_key = {partKey:String}`;

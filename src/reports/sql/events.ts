@@ -28,7 +28,7 @@ SELECT toString(event_name) AS name, uniqCombinedMerge(14)(people) AS people, su
        anyIf(toString(currency), kind = 'transaction') AS currency_code,
        sumIf(amount_cents, kind = 'transaction') AS amount_total
 FROM ${periodRollupRows('custom_events')}
-${preRanked('event_name', 'events', 'custom_events')}
+${preRanked('event_name', 'custom_events')}
 GROUP BY name
 ORDER BY event_count DESC, name ASC
 LIMIT {limit:UInt32}`,

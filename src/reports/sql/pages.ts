@@ -9,7 +9,7 @@ export const PAGES_SQL: SourcedSql = {
   rollup: `
 SELECT path, sum(pageviews) AS pageviews, uniqCombinedMerge(14)(visitors) AS visitors
 FROM ${periodRollupRows('pages')}
-${preRanked('path', 'pageviews', 'pages')}
+${preRanked('path', 'pages')}
 GROUP BY path
 ORDER BY pageviews DESC, path ASC
 LIMIT {limit:UInt32}`,

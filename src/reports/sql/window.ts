@@ -102,6 +102,8 @@ const rawSliceRows = (family: RollupFamily) => {
 /** Families whose closed days a period can read merged in one part (migration 0026, src/reports/day-parts.ts). */
 export const PART_FAMILIES = ['pages', 'countries', 'cities', 'tech', 'custom_events'] as const;
 export type PartFamily = (typeof PART_FAMILIES)[number];
+/** The count each family's lists rank by (preRanked), which a stored part's size sums (src/reports/sql/day-parts.ts). */
+export const RANKED_BY: Readonly<Record<PartFamily, string>> = { pages: 'pageviews', countries: 'pageviews', cities: 'pageviews', tech: 'pageviews', custom_events: 'events' };
 
 /**
  * rollupRows for reads that merge the whole period into one answer (no time bucket): the closed
@@ -116,17 +118,16 @@ export const periodRollupRows = (family: PartFamily) =>
   );
 
 /**
- * A ranked list's condition that keeps only its top `{limit}` values of `column` (by summed
- * `measure`, ties by the value) over periodRollupRows(`family`): the list then merges the
+ * A ranked list's condition that keeps only its top `{limit}` values of `column` (by the summed
+ * RANKED_BY column, ties by the value) over periodRollupRows(`family`): the list then merges the
  * visitor states of those values alone, as merging states is the costly part of a list with many
  * values. A read whose closed days come from a part of few values, or of a small count in all,
  * drops it (withoutPreRank, src/reports/day-parts.ts): merging them all costs less than ranking them first.
- * `measure` is the family's first summed column (its part's size counts it, src/reports/sql/day-parts.ts).
  */
-export const preRanked = (column: string, measure: string, family: PartFamily) => `${PRE_RANK_START}
+export const preRanked = (column: string, family: PartFamily) => `${PRE_RANK_START}
 WHERE ${column} IN (
   SELECT ${column} FROM ${periodRollupRows(family)}
-  GROUP BY ${column} ORDER BY sum(${measure}) DESC, ${column} ASC LIMIT {limit:UInt32})
+  GROUP BY ${column} ORDER BY sum(${RANKED_BY[family]}) DESC, ${column} ASC LIMIT {limit:UInt32})
 ${PRE_RANK_END}`;
 
 /**
