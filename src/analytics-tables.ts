@@ -29,7 +29,7 @@ export const ANALYTICS_TABLES = [
   { name: 'pages_parts', timeColumn: 'created', keepDays: 2 },
   { name: 'countries_parts', timeColumn: 'created', keepDays: 2 },
   { name: 'cities_parts', timeColumn: 'created', keepDays: 2 },
-  { name: 'tech_parts', timeColumn: 'created', keepDays: 2 },
+  { name: 'tech_dimension_parts', timeColumn: 'created', keepDays: 2 },
   { name: 'custom_events_parts', timeColumn: 'created', keepDays: 2 },
 ] as const;
 

@@ -6,7 +6,7 @@ import { dayPartStoredSql, fillDayPartSql } from './sql/day-parts.js';
 import { storedPartKey, type PartSize } from './stored-parts.js';
 import type { ResolvedPeriod } from './periods.js';
 import type { Source } from './planner.js';
-import { dayPartFamiliesOf, withoutPreRank, type PartFamily } from './sql/window.js';
+import { dayPartFamiliesOf, PART_TABLES, withoutPreRank, type PartFamily } from './sql/window.js';
 
 type PartDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions' | 'closedHours' | 'background' | 'storedParts'>;
 
@@ -36,7 +36,7 @@ export async function queryRowsWithDayParts<S extends RowSpec>(deps: PartDeps, s
   const part = families.length > 0 && deps.background && deps.storedParts ? await dayPartOf(deps, params) : null;
   if (!part) return queryRows(deps, sql, params, spec);
   const now = deps.clock.now();
-  const storeKey = (family: PartFamily) => storedPartKey(String(params.projectId), `${family}_parts`, part.partKey);
+  const storeKey = (family: PartFamily) => storedPartKey(String(params.projectId), PART_TABLES[family], part.partKey);
   const known = families.map((f) => deps.storedParts!.stored(storeKey(f), now));
   if (known.every((stored) => stored === true)) {
     const whole = families.every((f) => mergesWhole(deps.storedParts!.sizeOf(storeKey(f), now)));
@@ -97,6 +97,6 @@ async function ensureStored(deps: PartDeps, family: PartFamily, params: QueryPar
     await insertPartOnce(deps, fillDayPartSql(family), params, token);
     found = await lookUp();
   }
-  if (found.n > 0) deps.storedParts!.markerFound(storeKey, `${family}_parts`, found.created, { values: found.value_rows, counted: found.counted });
+  if (found.n > 0) deps.storedParts!.markerFound(storeKey, PART_TABLES[family], found.created, { values: found.value_rows, counted: found.counted });
   else deps.storedParts!.missing(storeKey, deps.clock.now());
 }

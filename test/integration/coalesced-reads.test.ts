@@ -7,6 +7,7 @@ import { createServices } from '../../src/services.js';
 import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 import { insertEvents, makeEvent } from '../helpers/events-gen.js';
 import { newProject, seededRandom } from '../helpers/report-fixtures.js';
+import { PART_TABLES } from '../../src/reports/sql/window.js';
 
 type Read = Parameters<ClickHouseClient['query']>[0];
 
@@ -263,7 +264,7 @@ describe('a whole dashboard through the app', () => {
       const { first, again, sent } = await askedAgain(report);
       expect(again).toEqual(first);
       expect(sent, report).toHaveLength(1);
-      expect(sent[0]).toContain(`${family}_parts`);
+      expect(sent[0]).toContain(PART_TABLES[family]);
       expect(sent[0]).toContain('AS latest, count() AS n');
     }
   });

@@ -1,44 +1,58 @@
-import { RANKED_BY, type PartFamily } from './window.js';
+import { byTechDimension } from './tech.js';
+import { PART_TABLES, RANKED_BY, type PartFamily, type ValuePartFamily } from './window.js';
 
 /** Each family's daily columns after `project_id, bucket`: the values a part keeps a row per, then how each measure merges. */
-const COLUMNS: Readonly<Record<PartFamily, { keys: readonly string[]; sums: readonly string[]; states: readonly string[] }>> = {
+const COLUMNS: Readonly<Record<ValuePartFamily, { keys: readonly string[]; sums: readonly string[]; states: readonly string[] }>> = {
   pages: { keys: ['path'], sums: ['pageviews'], states: ['visitors'] },
   countries: { keys: ['country_code', 'country_name'], sums: ['pageviews'], states: ['visitors'] },
   cities: { keys: ['country_code', 'country_name', 'city'], sums: ['pageviews'], states: ['visitors'] },
-  tech: { keys: ['device', 'browser', 'os'], sums: ['pageviews'], states: ['visitors'] },
   custom_events: { keys: ['event_name', 'kind', 'currency'], sums: ['events', 'amount_cents'], states: ['people'] },
 };
 
+const CLOSED_DAYS = "project_id = {projectId:String} AND bucket >= {dayFrom:DateTime('UTC')} AND bucket < {partTo:DateTime('UTC')}";
+
 /**
- * Stores the part `{partKey}` of a family's closed days [dayFrom, partTo): its daily rows merged
- * into one row per value, and its marker row, in one INSERT. The marker's values are the columns'
- * defaults (aggregates of no row: `anyIf(…, 0)` keeps each column's type, an Enum's too). Aliases
- * differ from the column names: in ClickHouse an alias is seen by the WHERE, and `… AS bucket`
- * would turn the day bounds into a test of the constant.
+ * Stores the part `{partKey}` of a family's closed days [dayFrom, partTo) and its marker row in one INSERT: the
+ * daily rows merged into one row per value, or for the tech lists per device, per browser and per OS
+ * (migration 0029). The marker's values are the columns' defaults (aggregates of no row: `anyIf(…, 0)` keeps each
+ * column's type, an Enum's too). Aliases differ from the column names: in ClickHouse an alias is seen by the WHERE,
+ * and `… AS bucket` would turn the day bounds into a test of the constant.
  */
 export function fillDayPartSql(family: PartFamily): string {
+  if (family === 'tech') return TECH_DIMENSION_FILL;
   const { keys, sums, states } = COLUMNS[family];
   const columns = ['project_id', 'bucket', ...keys, ...sums, ...states, 'part_key', 'marker'];
   const start = ['project_id', "{dayFrom:DateTime('UTC')} AS first_day"];
-  const end = (marker: 0 | 1) => ['{partKey:String} AS stored_key', `${marker} AS is_marker`];
-  const merged = [...keys, ...sums.map((c) => `sum(${c}) AS ${c}_total`), ...states.map((c) => `uniqCombinedMergeState(14)(${c}) AS ${c}_merged`), ...end(0)];
+  const merged = [...keys, ...sums.map((c) => `sum(${c}) AS ${c}_total`), ...states.map((c) => `uniqCombinedMergeState(14)(${c}) AS ${c}_merged`), ...partEnd(0)];
   const none = [
     ...keys.map((c) => `anyIf(${c}, 0) AS ${c}_none`),
     ...sums.map((c) => `sumIf(${c}, 0) AS ${c}_none`),
     ...states.map((c) => `uniqCombinedMergeStateIf(14)(${c}, 0) AS ${c}_none`),
-    ...end(1),
+    ...partEnd(1),
   ];
   return `
-INSERT INTO ${family}_parts (${columns.join(', ')})
+INSERT INTO ${PART_TABLES[family]} (${columns.join(', ')})
 SELECT ${[...start, ...merged].join(', ')}
 FROM ${family}_1d
-WHERE project_id = {projectId:String} AND bucket >= {dayFrom:DateTime('UTC')} AND bucket < {partTo:DateTime('UTC')}
+WHERE ${CLOSED_DAYS}
 GROUP BY ${['project_id', ...keys].join(', ')}
 UNION ALL
 SELECT {projectId:String} AS project_id, {dayFrom:DateTime('UTC')} AS first_day, ${none.join(', ')}
 FROM ${family}_1d
 WHERE 0`;
 }
+
+const partEnd = (marker: 0 | 1) => ['{partKey:String} AS stored_key', `${marker} AS is_marker`];
+
+const TECH_DIMENSION_FILL = `
+INSERT INTO ${PART_TABLES.tech} (project_id, bucket, dimension, name, pageviews, visitors, part_key, marker)
+SELECT {projectId:String} AS project, {dayFrom:DateTime('UTC')} AS first_day, dimension, name, pageviews_total, visitors_merged, ${partEnd(0).join(', ')}
+FROM (${byTechDimension(`(SELECT * FROM tech_1d WHERE ${CLOSED_DAYS})`, 'sum(pageviews) AS pageviews_total, uniqCombinedMergeState(14)(visitors) AS visitors_merged')})
+UNION ALL
+SELECT {projectId:String} AS project, {dayFrom:DateTime('UTC')} AS first_day, '' AS dimension_none, '' AS name_none, sumIf(pageviews, 0) AS pageviews_none,
+  uniqCombinedMergeStateIf(14)(visitors, 0) AS visitors_none, ${partEnd(1).join(', ')}
+FROM tech_1d
+WHERE 0`;
 
 /**
  * When the part `{partKey}` of a family was stored (`n` = 0: it is not), how many values it holds, and how
@@ -47,5 +61,5 @@ WHERE 0`;
 export const dayPartStoredSql = (family: PartFamily): string => `
 SELECT countIf(marker = 1) AS n, toUnixTimestamp(minIf(created, marker = 1)) AS created, countIf(marker = 0) AS value_rows,
   sumIf(${RANKED_BY[family]}, marker = 0) AS counted
-FROM ${family}_parts
+FROM ${PART_TABLES[family]}
 WHERE project_id = {projectId:String} AND part_key = {partKey:String}`;

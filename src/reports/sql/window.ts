@@ -50,6 +50,8 @@ export type RollupFamily = 'stats' | 'pages' | 'referrers' | 'countries' | 'citi
 
 // [dayFrom, dayTo) holds the whole UTC days of the rollup range (equal when none).
 const WHOLE_DAYS = "project_id = {projectId:String} AND bucket >= {dayFrom:DateTime('UTC')} AND bucket < {dayTo:DateTime('UTC')}";
+// The whole days after a closed-days part [dayFrom, partTo) (periodRollupRows).
+const WHOLE_DAYS_FROM_PART = WHOLE_DAYS.replace('{dayFrom:', '{partTo:');
 const EDGES =
   "project_id = {projectId:String} AND ((bucket >= {rollupFrom:DateTime('UTC')} AND bucket < {dayFrom:DateTime('UTC')}) OR (bucket >= {dayTo:DateTime('UTC')} AND bucket < {rollupTo:DateTime('UTC')}))";
 
@@ -102,6 +104,16 @@ const rawSliceRows = (family: RollupFamily) => {
 /** Families whose closed days a period can read merged in one part (migration 0026, src/reports/day-parts.ts). */
 export const PART_FAMILIES = ['pages', 'countries', 'cities', 'tech', 'custom_events'] as const;
 export type PartFamily = (typeof PART_FAMILIES)[number];
+/** Each family's table of closed-days parts (migration 0026; the tech lists' per dimension, 0029). */
+export const PART_TABLES: Readonly<Record<PartFamily, string>> = {
+  pages: 'pages_parts',
+  countries: 'countries_parts',
+  cities: 'cities_parts',
+  tech: 'tech_dimension_parts',
+  custom_events: 'custom_events_parts',
+};
+/** The families whose part holds the daily table's columns, a row per value: periodRollupRows reads them beside the daily rows. */
+export type ValuePartFamily = Exclude<PartFamily, 'tech'>;
 /** The count each family's lists rank by (preRanked), which a stored part's size sums (src/reports/sql/day-parts.ts). */
 export const RANKED_BY: Readonly<Record<PartFamily, string>> = { pages: 'pageviews', countries: 'pageviews', cities: 'pageviews', tech: 'pageviews', custom_events: 'events' };
 
@@ -111,11 +123,18 @@ export const RANKED_BY: Readonly<Record<PartFamily, string>> = { pages: 'pagevie
  * (day-parts.ts), and the daily rows from `partTo` on. periodParams binds `partTo` = `dayFrom`,
  * which reads no part (its branch is dropped) and every whole day as rollupRows does.
  */
-export const periodRollupRows = (family: PartFamily) =>
-  rollupRows(family).replace(
-    WHOLE_DAYS,
-    `${WHOLE_DAYS.replace('{dayFrom:', '{partTo:')} ${DAY_PART_START} UNION ALL SELECT * EXCEPT (part_key, marker, created) FROM ${family}_parts WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 0 ${DAY_PART_END}`,
-  );
+export const periodRollupRows = (family: ValuePartFamily) =>
+  rollupRows(family).replace(WHOLE_DAYS, `${WHOLE_DAYS_FROM_PART} ${dayPartBranch(family, '* EXCEPT (part_key, marker, created)')}`);
+
+/** rollupRows after the closed days' part: the daily rows from `partTo` on (every whole day when no part is read), the edges and slices. */
+export const rollupRowsAfterDayPart = (family: RollupFamily) => rollupRows(family).replace(WHOLE_DAYS, WHOLE_DAYS_FROM_PART);
+
+/**
+ * The value rows (`columns` of them) of `family`'s part `partKey` as a branch of a UNION ALL, which
+ * query.ts drops whole for reads that bind no part.
+ */
+export const dayPartBranch = (family: PartFamily, columns: string) =>
+  `${DAY_PART_START} UNION ALL SELECT ${columns} FROM ${PART_TABLES[family]} WHERE project_id = {projectId:String} AND part_key = {partKey:String} AND marker = 0 ${DAY_PART_END}`;
 
 /**
  * A ranked list's condition that keeps only its top `{limit}` values of `column` (by the summed
@@ -124,7 +143,7 @@ export const periodRollupRows = (family: PartFamily) =>
  * values. A read whose closed days come from a part of few values, or of a small count in all,
  * drops it (withoutPreRank, src/reports/day-parts.ts): merging them all costs less than ranking them first.
  */
-export const preRanked = (column: string, family: PartFamily) => `${PRE_RANK_START}
+export const preRanked = (column: string, family: ValuePartFamily) => `${PRE_RANK_START}
 WHERE ${column} IN (
   SELECT ${column} FROM ${periodRollupRows(family)}
   GROUP BY ${column} ORDER BY sum(${RANKED_BY[family]}) DESC, ${column} ASC LIMIT {limit:UInt32})
@@ -171,8 +190,8 @@ export const withoutDayPart = (sql: string) => sql.replace(DAY_PART_BRANCH, '');
 /** `sql` without its ranking before the merge (preRanked): for reads whose every value is merged at less cost. */
 export const withoutPreRank = (sql: string) => sql.replace(PRE_RANK_BRANCH, '');
 
-/** The families whose closed-days part `sql` reads (periodRollupRows). */
-export const dayPartFamiliesOf = (sql: string): PartFamily[] => PART_FAMILIES.filter((f) => sql.includes(` FROM ${f}_parts WHERE `));
+/** The families whose closed-days part `sql` reads (dayPartBranch). */
+export const dayPartFamiliesOf = (sql: string): PartFamily[] => PART_FAMILIES.filter((f) => sql.includes(` FROM ${PART_TABLES[f]} WHERE `));
 
 /**
  * The bot rollup rows of [from, to) (bots_15m has no daily twin), with the sub-15-minute slices
