@@ -11,15 +11,10 @@ const COLUMNS: Readonly<Record<ValuePartFamily, { keys: readonly string[]; sums:
 
 const CLOSED_DAYS = "project_id = {projectId:String} AND bucket >= {dayFrom:DateTime('UTC')} AND bucket < {partTo:DateTime('UTC')}";
 
-/**
- * Stores the part `{partKey}` of a family's closed days [dayFrom, partTo) and its marker row in one INSERT: the
- * daily rows merged into one row per value, or for the tech lists per device, per browser and per OS
- * (migration 0029). The marker's values are the columns' defaults (aggregates of no row: `anyIf(…, 0)` keeps each
- * column's type, an Enum's too). Aliases differ from the column names: in ClickHouse an alias is seen by the WHERE,
- * and `… AS bucket` would turn the day bounds into a test of the constant.
- */
-export function fillDayPartSql(family: PartFamily): string {
-  if (family === 'tech') return TECH_DIMENSION_FILL;
+const partEnd = (marker: 0 | 1) => ['{partKey:String} AS stored_key', `${marker} AS is_marker`];
+
+/** A value family's part: its daily rows merged into one row per value (COLUMNS), then the marker. */
+function valuePartFill(family: ValuePartFamily): string {
   const { keys, sums, states } = COLUMNS[family];
   const columns = ['project_id', 'bucket', ...keys, ...sums, ...states, 'part_key', 'marker'];
   const start = ['project_id', "{dayFrom:DateTime('UTC')} AS first_day"];
@@ -42,8 +37,7 @@ FROM ${family}_1d
 WHERE 0`;
 }
 
-const partEnd = (marker: 0 | 1) => ['{partKey:String} AS stored_key', `${marker} AS is_marker`];
-
+/** The tech lists' part (migration 0029): the daily rows merged per device, per browser and per OS, as their read groups them (byTechDimension), then the marker. */
 const TECH_DIMENSION_FILL = `
 INSERT INTO ${PART_TABLES.tech} (project_id, bucket, dimension, name, pageviews, visitors, part_key, marker)
 SELECT {projectId:String} AS project, {dayFrom:DateTime('UTC')} AS first_day, dimension, name, pageviews_total, visitors_merged, ${partEnd(0).join(', ')}
@@ -53,6 +47,23 @@ SELECT {projectId:String} AS project, {dayFrom:DateTime('UTC')} AS first_day, ''
   uniqCombinedMergeStateIf(14)(visitors, 0) AS visitors_none, ${partEnd(1).join(', ')}
 FROM tech_1d
 WHERE 0`;
+
+/**
+ * Each family's INSERT storing the part `{partKey}` of its closed days [dayFrom, partTo) and its marker row in one
+ * block, written once. The marker's values are the columns' defaults (aggregates of no row: `anyIf(…, 0)` keeps each
+ * column's type, an Enum's too). Aliases differ from the column names: in ClickHouse an alias is seen by the WHERE,
+ * and `… AS bucket` would turn the day bounds into a test of the constant.
+ */
+const FILLS: Readonly<Record<PartFamily, string>> = {
+  pages: valuePartFill('pages'),
+  countries: valuePartFill('countries'),
+  cities: valuePartFill('cities'),
+  tech: TECH_DIMENSION_FILL,
+  custom_events: valuePartFill('custom_events'),
+};
+
+/** The INSERT that stores a family's part of closed days with its marker (FILLS). */
+export const fillDayPartSql = (family: PartFamily): string => FILLS[family];
 
 /**
  * When the part `{partKey}` of a family was stored (`n` = 0: it is not), how many values it holds, and how

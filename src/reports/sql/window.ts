@@ -114,7 +114,11 @@ export const PART_TABLES: Readonly<Record<PartFamily, string>> = {
 };
 /** The families whose part holds the daily table's columns, a row per value: periodRollupRows reads them beside the daily rows. */
 export type ValuePartFamily = Exclude<PartFamily, 'tech'>;
-/** The count each family's lists rank by (preRanked), which a stored part's size sums (src/reports/sql/day-parts.ts). */
+/**
+ * The count each family's lists rank by (preRanked), which a stored part's size sums (src/reports/sql/day-parts.ts).
+ * Countries, cities and the tech lists never rank first: their count is read but unused (the tech part, a row per
+ * dimension, counts each pageview three times).
+ */
 export const RANKED_BY: Readonly<Record<PartFamily, string>> = { pages: 'pageviews', countries: 'pageviews', cities: 'pageviews', tech: 'pageviews', custom_events: 'events' };
 
 /**
