@@ -516,7 +516,7 @@ async function main() {
     }
     const par = await timeRuns(runs, () => Promise.all(Array.from({ length: 12 }, () => engine('SELECT count() FROM system.one'))));
     erows.push(['12 × system.one in parallel (whole batch)', ms(percentile(par, 50)), ms(percentile(par, 95))]);
-    // chdb runs queries with bound parameters one at a time, process-wide (README, "Embedded engine"):
+    // chdb runs queries with bound parameters one at a time, process-wide (README "Where the computed time goes"):
     // a dashboard's parallel requests cannot overlap inside the engine, only add up.
     const visitSized = `SELECT count() FROM (SELECT session_id, any(visitor_id), argMin(referrer_source, ts) FROM events WHERE project_id = {p:String} AND ts >= now() - INTERVAL 30 DAY GROUP BY session_id)`;
     const inARow = await timeRuns(runs, async () => { await engine(visitSized, { p: PROJECT_ID }); await engine(visitSized, { p: PROJECT_ID }); });

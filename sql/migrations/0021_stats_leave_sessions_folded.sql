@@ -1,7 +1,7 @@
 -- The sessions with a leave event (0020) counted by the stats views themselves instead of by two
 -- views of their own. Each of those wrote a second block into stats_15m per insert, which the
 -- daily views then rolled up again (and the daily stats view into rows of empty states): a bulk
--- insert spent ~12 % more engine CPU on them (README "Import"). Same columns, same answers.
+-- insert spent ~12 % more engine CPU on them (README "Reports"). Same columns, same answers.
 --
 -- Order matters while inserts run (a ClickHouse server): each view is first given the column
 -- and only then is the separate view dropped, so no insert misses it meanwhile; an insert fed by

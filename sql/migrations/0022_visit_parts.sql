@@ -1,6 +1,6 @@
 -- The visits of a period's closed UTC days, summed per value of one visit attribute (or in all), kept so
 -- that a question over a period ending now groups by session only the sessions with events since the last
--- UTC midnight (README "Visits of closed days"). A part is known by `part_key`: the attribute, the period's
+-- UTC midnight (README "Visits of closed hours"). A part is known by `part_key`: the attribute, the period's
 -- start, the cut and the project's closed-days version, which every write that may hold rows before the cut
 -- moves, so a read never meets a part of other rows. Its `marker` row says it exists (a part of no visits
 -- has no other row). Signed sums: nothing stored is negative, but reads add signed corrections to them.

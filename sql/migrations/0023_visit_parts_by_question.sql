@@ -1,5 +1,5 @@
 -- Parts answer filtered questions and questions grouped by up to three dimensions (README "Visits of closed
--- days"): a part is known by a hash of its question's dimensions and filters, and keeps a row per group of
+-- hours"; the cut was at UTC midnight then): a part is known by a hash of its question's dimensions and filters, and keeps a row per group of
 -- values (`value`, `value1`, `value2`) with the visits' own pageviews beside the kept ones (a filter on
 -- pages keeps fewer pageviews than its visits hold).
 ALTER TABLE visit_parts ADD COLUMN IF NOT EXISTS value1 String DEFAULT '' AFTER value;

@@ -2,8 +2,10 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../deps.js';
 
 /**
- * `{base}` of DESIGN §7b: PUBLIC_URL when configured (behind a proxy the request's own origin
- * is not what clients see), else the origin of the request. No trailing slash.
+ * `{base}` of every public URL (MCP resource metadata, OAuth issuer, share links, install
+ * snippet; README "Agent endpoint (MCP) and OAuth"): PUBLIC_URL when configured (behind a
+ * proxy the request's own origin is not what clients see), else the origin of the request. No
+ * trailing slash.
  */
 export function publicBase(c: Context<AppEnv>): string {
   const configured = c.get('services').deps.config.PUBLIC_URL;

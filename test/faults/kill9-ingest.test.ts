@@ -113,7 +113,7 @@ describe('kill -9 of npm start during sustained ingest', () => {
     expect({ exitCode, signal: server.child.signalCode }, server.output().slice(-3000)).toEqual({ exitCode: 0, signal: null });
     expect(tally.other).toEqual([]);
     // A stop gives up on ClickHouse after a few seconds and leaves what it could not send in the
-    // journal for the next start (README, Shutdown): on a busy host, start it again until it is empty.
+    // journal for the next start (README "Shutdown"): on a busy host, start it again until it is empty.
     const journal = join(dataDir, 'ingest-journal');
     const journaled = () => readdirSync(journal).some((name) => statSync(join(journal, name)).size > 0);
     for (let start = 0; start < 3 && journaled(); start++) {

@@ -5,7 +5,7 @@ import { sha256Hex } from '../../src/auth/tokens.js';
 import { ProjectKeys } from '../../src/projects/store.js';
 import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 
-/** Sessions, profile, dashboard key management and account deletion (DESIGN.md §4). */
+/** Sessions, profile, dashboard key management and account deletion (README "Identity and access"). */
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness();

@@ -4,7 +4,7 @@ import { createApp } from '../../src/app.js';
 import { closeHarness, createHarness, TEST_DATA_DIR, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
-/** The operator CLI of DESIGN.md §3, run as a child process against the test Redis (db 9). */
+/** The operator CLI (README "Commands"), run as a child process against the test Redis (db 9). */
 let h: Harness;
 const dirs = tempDirs();
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hostBelongsTo, InvalidDomainError, normalizeDomain } from '../../src/projects/domain.js';
 import { canonicalTimeZone } from '../../src/projects/timezone.js';
 
-/** The normalization table of issue 2 / DESIGN.md §5: input → normalized host, or null for a refusal. */
+/** The domain normalization of README "Decisions" (issue 2): input → normalized host, or null for a refusal. */
 const DOMAIN_TABLE: [input: string, expected: string | null][] = [
   ['HTTPS://WWW.Example.COM:443/path?q#f', 'example.com'],
   ['example.com.', 'example.com'],
