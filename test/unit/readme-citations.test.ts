@@ -18,19 +18,19 @@ function* sourceFiles(dir: string): Generator<string> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && entry.name !== 'tmp-probe') yield* sourceFiles(path);
+      if (entry.name !== 'node_modules') yield* sourceFiles(path);
     } else if (SOURCE.test(entry.name) && !entry.name.endsWith('.generated.ts')) yield path;
   }
 }
 
 /** What a document can be cited by: its headings (or their first words), and each paragraph's lead. */
-export interface CitableNames {
+interface CitableNames {
   headings: string[];
   /** A paragraph's bold lead ("**Kept fresh**"), or its words before the first `:`, `.`, ` (` or ` —`. */
   leads: string[];
 }
 
-export function citableNames(markdown: string): CitableNames {
+function citableNames(markdown: string): CitableNames {
   const names: CitableNames = { headings: [], leads: [] };
   let previous = '';
   for (const line of markdown.split('\n')) {
@@ -46,12 +46,12 @@ export function citableNames(markdown: string): CitableNames {
 }
 
 /** Whether `cited` is a paragraph's lead, or a heading or its first words. */
-export function resolves(cited: string, names: CitableNames): boolean {
+function resolves(cited: string, names: CitableNames): boolean {
   return names.leads.includes(cited) || names.headings.some((h) => h === cited || (h.startsWith(cited) && /^[\s:,]/.test(h.slice(cited.length))));
 }
 
 /** Each citation in `text`: the document (`README` or a path ending in README.md) and the section path. */
-export function citations(text: string): { doc: string; sections: string[] }[] {
+function citations(text: string): { doc: string; sections: string[] }[] {
   // Comments wrap: join lines, dropping the comment markers that start them.
   const joined = text.replace(/\n\s*(?:\*(?!\/)|\/\/|--)?\s*/g, ' ');
   const found: { doc: string; sections: string[] }[] = [];
