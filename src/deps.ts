@@ -51,6 +51,8 @@ export interface Deps {
   storedParts?: import('./reports/stored-parts.js').StoredParts;
   /** Optional: the open sessions' floors this process measured (src/analysis/open-floors.ts); without it reads sum them in each statement. */
   openFloors?: import('./analysis/open-floors.js').OpenFloors;
+  /** Optional: how narrow a slice last held each project's latest visitors (src/reports/visitor-slices.ts); without it the visitors list looks at the last day first. */
+  visitorSlices?: import('./reports/visitor-slices.js').VisitorSlices;
   /** Optional: the mark of the vitals table as this process read it (src/reports/vitals-mark.ts); without it the performance report reads both tables, split at the mark, in each statement. */
   vitalsMark?: import('./reports/vitals-mark.js').VitalsMark;
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */

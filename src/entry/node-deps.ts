@@ -3,6 +3,7 @@ import { backgroundTasks } from '../adapters/background.js';
 import { StoredParts } from '../reports/stored-parts.js';
 import { VitalsMark } from '../reports/vitals-mark.js';
 import { OpenFloors } from '../analysis/open-floors.js';
+import { VisitorSlices } from '../reports/visitor-slices.js';
 import { connectNodeClickHouse, type NodeClickHouseOptions } from '../adapters/node-clickhouse.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { migrate } from '../adapters/migrate.js';
@@ -79,6 +80,7 @@ export async function buildNodeRuntime(
     storedParts: new StoredParts({ retentionDays: config.RETENTION_DAYS }),
     openFloors: new OpenFloors(),
     vitalsMark: new VitalsMark(),
+    visitorSlices: new VisitorSlices(),
     clock,
     geo: opts.geo,
     dns: opts.dns,

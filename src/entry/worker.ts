@@ -8,6 +8,7 @@ import { backgroundTasks } from '../adapters/background.js';
 import { StoredParts } from '../reports/stored-parts.js';
 import { VitalsMark } from '../reports/vitals-mark.js';
 import { OpenFloors } from '../analysis/open-floors.js';
+import { VisitorSlices } from '../reports/visitor-slices.js';
 import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { clickhouseSettings } from '../adapters/clickhouse.js';
 import { systemClock } from '../adapters/clock.js';
@@ -72,7 +73,7 @@ function isolateFor(env: WorkerEnv): Isolate {
   const rowStore = versionedRowStore(serverRowStore(clickhouse, rowsAsObjects), versions, systemClock);
   // Work after the answer (a question's stored part summed once it was answered) lives as long as the request's waitUntil lets it.
   const background = backgroundTasks((task) => requestContexts.getStore()?.waitUntil(task));
-  const deps: Deps = { config, redis, clickhouse, rowStore, dataVersions: versions, answers: new AnswerCache(versions), background, storedParts: new StoredParts({ retentionDays: config.RETENTION_DAYS }), openFloors: new OpenFloors(), vitalsMark: new VitalsMark(), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
+  const deps: Deps = { config, redis, clickhouse, rowStore, dataVersions: versions, answers: new AnswerCache(versions), background, storedParts: new StoredParts({ retentionDays: config.RETENTION_DAYS }), openFloors: new OpenFloors(), vitalsMark: new VitalsMark(), visitorSlices: new VisitorSlices(), clock: systemClock, sink: queueSink(env.EVENTS_QUEUE), exportStore: r2ExportStore(env.EXPORTS), mailer };
   isolate = { fingerprint, deps, app: createApp(deps) };
   return isolate;
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { withQuery } from '../../src/adapters/clickhouse.js';
 import { fixedClock } from '../../src/adapters/clock.js';
+import { createApp } from '../../src/app.js';
+import { VisitorSlices } from '../../src/reports/visitor-slices.js';
+import { createServices } from '../../src/services.js';
 import { insertEvents, makeEvent, type GenEvent } from '../helpers/events-gen.js';
 import { callJson, chTime, csvLines, newProject, seededRandom } from '../helpers/report-fixtures.js';
 import { useHarness } from '../helpers/setup.js';
@@ -100,7 +104,7 @@ describe('visitors', () => {
   });
 
   it('stays exact when the recent slices hold fewer than limit visitors, ties at the slice edges included', async () => {
-    // The list looks at the period's last day, then its last 7 days, then all of it (defs/visitors.ts).
+    // The list looks at the period's last day (its last hour once an answer showed that enough), then its last 7 days, then all of it (defs/visitors.ts).
     const { domain, id } = await newProject(ctx.h, ctx.alice);
     const empty = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?period=30d`, ctx.alice.readKey);
     expect(empty.body.data).toEqual([]);
@@ -133,6 +137,51 @@ describe('visitors', () => {
     expect(wide.body.data[3]).toMatchObject({ visitorId: '20', firstSeen: iso(to - 40 * DAY) });
     const week = await callJson(ctx.h, 'GET', `/api/v1/projects/${domain}/visitors?period=7d&limit=100`, ctx.alice.readKey);
     expect(week.body.data).toEqual(referenceList(events, Date.parse(week.body.from), Date.parse(week.body.to), 100));
+  });
+
+  it('reads the last hour first once an answer showed it held the list, and looks wider again when it does not', async () => {
+    const { domain, id } = await newProject(ctx.h, ctx.alice);
+    const HOUR = 3_600_000;
+    const at = (visitor: number, ts: number) => makeEvent({ ts, visitor, path: `/v${visitor}` });
+    const events = [
+      ...Array.from({ length: 12 }, (_, i) => at(100 + i, NOW - (i + 1) * 180_000)), // the 36 minutes before NOW
+      ...Array.from({ length: 8 }, (_, i) => at(200 + i, NOW - (3 + i) * HOUR)), // the day before them
+      ...Array.from({ length: 5 }, (_, i) => at(300 + i, NOW - (3 + i) * DAY)), // the month before
+    ];
+    await insertEvents(ctx.h.deps.rowStore, id, events);
+    const slices = new VisitorSlices();
+    /** The list at `clock` with the slice starts its statements read, in order. */
+    const ask = async (clock: number, limit: number) => {
+      const starts: string[] = [];
+      const recording = withQuery(ctx.h.deps.clickhouse, (params) => {
+        const from = (params.query_params as { sliceFrom?: string } | undefined)?.sliceFrom;
+        if (from !== undefined) starts.push(from);
+        return ctx.h.deps.clickhouse.query(params);
+      });
+      const deps = { ...ctx.h.deps, clickhouse: recording, answers: undefined, clock: fixedClock(clock), visitorSlices: slices };
+      const res = await createApp(deps, createServices(deps)).request(`/api/v1/projects/${domain}/visitors?period=30d&limit=${limit}`, {
+        headers: { Authorization: `Bearer ${ctx.alice.readKey}` },
+      });
+      const body = (await res.json()) as { from: string; to: string; data: unknown[] };
+      expect(body.data, `${iso(clock)} limit ${limit}`).toEqual(referenceList(events, Date.parse(body.from), Date.parse(body.to), limit));
+      return starts;
+    };
+    // Slices start on the hour: the last hour's at 08:00 for 09:30, the last day's at 09:00 the day before.
+    const hourOf = (clock: number) => chTime(Math.floor((clock - HOUR) / HOUR) * HOUR);
+    const dayOf = (clock: number) => chTime(Math.floor((clock - DAY) / HOUR) * HOUR);
+    expect(await ask(NOW, 10)).toEqual([dayOf(NOW)]);
+    // The tenth visitor came 30 minutes ago: the last hour would have held the list.
+    expect(await ask(NOW, 10)).toEqual([hourOf(NOW)]);
+    expect(await ask(NOW, 10)).toEqual([hourOf(NOW)]);
+    // Two hours later that hour holds none of them: the last day is read next, and first from then on.
+    const later = NOW + 2 * HOUR;
+    expect(await ask(later, 10)).toEqual([hourOf(later), dayOf(later)]);
+    expect(await ask(later, 10)).toEqual([dayOf(later)]);
+    // A list longer than the site's visitors looks wider each time, never at the last hour.
+    const long = await ask(NOW, 100);
+    expect(long[0]).toBe(dayOf(NOW));
+    expect(long.length).toBeGreaterThan(1);
+    expect(await ask(NOW, 100)).toEqual(long);
   });
 
   it('profiles one visitor: summary, sessions newest first, events oldest first', async () => {

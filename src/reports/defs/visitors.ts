@@ -8,6 +8,7 @@ import { queryRows, rawParams, type QueryParams } from '../query.js';
 import { toClickHouseDateTime64 } from '../../adapters/clickhouse-time.js';
 import type { ResolvedPeriod } from '../periods.js';
 import { num, PeriodEntries, periodFields, str } from '../shape.js';
+import { visitorSliceKey } from '../visitor-slices.js';
 import {
   filteredLatestVisitorIdsSql,
   filteredVisitorsByIdSql,
@@ -89,8 +90,14 @@ export async function findVisitor(ctx: ReportContext, params: QueryParams): Prom
 }
 
 const HOUR_MS = 3_600_000;
-/** How far back from the period's end the id search looks first, widening until enough turn up. */
-const SLICE_SPANS_MS = [24 * HOUR_MS, 7 * 24 * HOUR_MS];
+/** How far back from the period's end the id search looks, narrowest first, widening until enough turn up. */
+const SLICE_SPANS_MS = [HOUR_MS, 24 * HOUR_MS, 7 * 24 * HOUR_MS];
+/**
+ * The widest slice read in one statement with the summaries (the last day), and the one a list
+ * looks at first until an answer of this process showed a narrower one would have held it
+ * (VisitorSlices): a quiet site then pays no statement for a slice that holds too few.
+ */
+const LAST_DAY = 1;
 /**
  * The start of a slice reaching back `span` from `end`, moved back to a whole UTC hour: the same
  * statement for an hour, so a list asked again (or by dashboards opened together) is the same
@@ -117,18 +124,29 @@ async function latestVisitorIds(ctx: ReportContext, period: ResolvedPeriod, para
 }
 
 /**
- * The `limit` latest visitors of the period with their summaries. The narrowest slice is tried
- * in one statement (LATEST_VISITORS_OF_SLICE_SQL), which on a site with traffic is the answer;
- * otherwise the wider slices are searched for ids, then their summaries read.
+ * The `limit` latest visitors of the period with their summaries. The slices up to the last day
+ * are read in one statement each (LATEST_VISITORS_OF_SLICE_SQL), from the narrowest that held the
+ * project's list last time (the last day at first), which on a site with traffic is the answer;
+ * otherwise the wider slices are searched for ids, then their summaries read. The narrowest slice
+ * that would have held the answer (by its oldest visitor) is remembered for the next ask.
  */
 async function latestVisitors(ctx: ReportContext, period: ResolvedPeriod, params: QueryParams, limit: number): Promise<VisitorRow[]> {
-  const [first, ...wider] = SLICE_SPANS_MS.map((span) => sliceStart(period.to, span)).filter((start) => start > period.from);
-  if (first !== undefined) {
-    const rows = await queryRows(ctx.deps, LATEST_VISITORS_OF_SLICE_SQL, { ...params, sliceFrom: toClickHouseDateTime64(first), limit }, VISITOR_SPEC);
-    if (rows.length >= limit) return rows;
+  const starts = SLICE_SPANS_MS.map((span) => sliceStart(period.to, span));
+  const slices = ctx.deps.visitorSlices;
+  const key = visitorSliceKey(ctx.project.id, limit);
+  const answer = (rows: VisitorRow[]) => {
+    const oldest = rows.length >= limit ? rows[limit - 1]!.last_ms : -Infinity;
+    const narrowest = starts.findIndex((start) => start <= oldest);
+    if (narrowest >= 0 && narrowest <= LAST_DAY) slices?.set(key, narrowest);
+    else slices?.delete(key);
+    return rows;
+  };
+  for (let slice = slices?.get(key) ?? LAST_DAY; slice <= LAST_DAY && starts[slice]! > period.from; slice++) {
+    const rows = await queryRows(ctx.deps, LATEST_VISITORS_OF_SLICE_SQL, { ...params, sliceFrom: toClickHouseDateTime64(starts[slice]!), limit }, VISITOR_SPEC);
+    if (rows.length >= limit) return answer(rows);
   }
-  const ids = await latestVisitorIds(ctx, period, params, limit, wider);
-  return ids.length ? queryRows(ctx.deps, VISITORS_BY_ID_SQL, { ...params, ids }, VISITOR_SPEC) : [];
+  const ids = await latestVisitorIds(ctx, period, params, limit, starts.slice(LAST_DAY + 1).filter((start) => start > period.from));
+  return answer(ids.length ? await queryRows(ctx.deps, VISITORS_BY_ID_SQL, { ...params, ids }, VISITOR_SPEC) : []);
 }
 
 export const VisitorsResponse = v.object({ ...PeriodEntries, data: v.array(Visitor) });
