@@ -42,6 +42,8 @@ export const ConfigSchema = v.object({
   RATE_LIMIT_WINDOW_SEC: intFrom('RATE_LIMIT_WINDOW_SEC', 60),
   INGEST_IP_PER_MIN: intFrom('INGEST_IP_PER_MIN', 6000),
   INGEST_PROJECT_PER_SEC: intFrom('INGEST_PROJECT_PER_SEC', 20000),
+  /** A throttle answer from Redis slower than this counts as an outage: the in-process counters decide (a far Redis wants more). */
+  INGEST_REDIS_TIMEOUT_MS: intFrom('INGEST_REDIS_TIMEOUT_MS', 50),
   RETENTION_DAYS: intFrom('RETENTION_DAYS', 1095),
   /**
    * Lets webhooks reach loopback, private and other non-public addresses: for local testing only

@@ -40,10 +40,11 @@ export class IngestState {
   constructor(private readonly deps: Omit<Deps, 'sink'>) {
     this.redis = deps.redis;
     this.hasher = createVisitorHasher(deps.redis);
-    this.throttle = new IngestThrottle(deps.redis, {
-      projectPerSec: deps.config.INGEST_PROJECT_PER_SEC,
-      ipPerMin: deps.config.INGEST_IP_PER_MIN,
-    });
+    this.throttle = new IngestThrottle(
+      deps.redis,
+      { projectPerSec: deps.config.INGEST_PROJECT_PER_SEC, ipPerMin: deps.config.INGEST_IP_PER_MIN },
+      { redisTimeoutMs: deps.config.INGEST_REDIS_TIMEOUT_MS },
+    );
   }
 
   private rdnsVerifier?: { resolver: DnsResolver; verifier: RdnsVerifier };

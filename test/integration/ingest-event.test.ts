@@ -35,7 +35,9 @@ async function rows<T>(query: string, params: Record<string, unknown>): Promise<
 }
 
 beforeAll(async () => {
-  h = await createHarness({ env: { TRUST_PROXY: '1', INGEST_IP_PER_MIN: '5' } });
+  // Redis decides every throttle check here, however loaded the host: a slow answer would let the
+  // in-process counters decide some of them (failing open), which counts the hits apart.
+  h = await createHarness({ env: { TRUST_PROXY: '1', INGEST_IP_PER_MIN: '5', INGEST_REDIS_TIMEOUT_MS: '10000' } });
   const geoPath = defaultGeoDatabasePath();
   if (!geoPath) throw new Error('the geo database package is not installed');
   h.deps.geo = await openMaxmindGeo(geoPath);
@@ -140,23 +142,19 @@ describe('POST /api/event: dropped but well-formed → 202 with a reason', () =>
   });
 
   it('throttled per IP (INGEST_IP_PER_MIN=5 here)', async () => {
-    // The window is a clock minute, and a Redis answer slower than 50 ms lets the in-process
-    // limiter decide (failing open). An attempt that crossed a minute or met a slow answer proves
-    // nothing either way and is repeated, at most three times, with a fresh address.
+    // The window is a clock minute: an attempt that crossed one proves nothing either way and is
+    // repeated once with a fresh address.
     let reasons: (string | null)[] = [];
-    for (let attempt = 1; attempt <= 3; attempt++) {
+    for (let attempt = 1; attempt <= 2; attempt++) {
       reasons = [];
       const ip = freshIp();
       const minute = Math.floor(Date.now() / 60_000);
-      let slowest = 0;
       for (let i = 0; i < 7; i++) {
-        const t0 = performance.now();
         const res = await post({ site, kind: 'pageview', url: `https://${domain}/t${i}` }, { 'X-Forwarded-For': ip });
-        slowest = Math.max(slowest, performance.now() - t0);
         expect(res.status).toBe(202);
         reasons.push(res.headers.get('x-sightline-dropped'));
       }
-      if (Math.floor(Date.now() / 60_000) === minute && slowest < 50) break;
+      if (Math.floor(Date.now() / 60_000) === minute) break;
     }
     expect(reasons.slice(0, 5)).toEqual([null, null, null, null, null]);
     expect(reasons.slice(5)).toEqual(['throttled', 'throttled']);
