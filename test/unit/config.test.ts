@@ -16,6 +16,7 @@ describe('parseConfig', () => {
       RATE_LIMIT_EXPORT_PER_MIN: 10,
       RATE_LIMIT_WINDOW_SEC: 60,
       INGEST_FLUSH_MS: 5000,
+      INGEST_REDIS_TIMEOUT_MS: 50,
     });
   });
 
@@ -42,10 +43,11 @@ describe('parseConfig', () => {
   });
 
   it('reads given values and ignores unknown variables', () => {
-    const cfg = parseConfig({ PORT: '9000', REDIS_URL: 'rediss://h:6380/2', RATE_LIMIT_PATCH_PER_MIN: '3', HOME: '/root' });
+    const cfg = parseConfig({ PORT: '9000', REDIS_URL: 'rediss://h:6380/2', RATE_LIMIT_PATCH_PER_MIN: '3', INGEST_REDIS_TIMEOUT_MS: '250', HOME: '/root' });
     expect(cfg.PORT).toBe(9000);
     expect(cfg.REDIS_URL).toBe('rediss://h:6380/2');
     expect(cfg.RATE_LIMIT_PATCH_PER_MIN).toBe(3);
+    expect(cfg.INGEST_REDIS_TIMEOUT_MS).toBe(250);
     expect(cfg).not.toHaveProperty('HOME');
   });
 
@@ -55,6 +57,7 @@ describe('parseConfig', () => {
     ['REDIS_URL', 'http://x'],
     ['RETENTION_DAYS', '0'],
     ['INGEST_FLUSH_MS', '5'],
+    ['INGEST_REDIS_TIMEOUT_MS', 'soon'],
     ['IMPORT_WORKERS', '-1'],
     ['RATE_LIMIT_API_PER_MIN', '1.5'],
     ['PUBLIC_URL', 'not a url'],
