@@ -134,7 +134,7 @@ async function latestVisitors(ctx: ReportContext, period: ResolvedPeriod, params
   const starts = SLICE_SPANS_MS.map((span) => sliceStart(period.to, span));
   const slices = ctx.deps.visitorSlices;
   const key = visitorSliceKey(ctx.project.id, limit);
-  const answer = (rows: VisitorRow[]) => {
+  const remembered = (rows: VisitorRow[]) => {
     const oldest = rows.length >= limit ? rows[limit - 1]!.last_ms : -Infinity;
     const narrowest = starts.findIndex((start) => start <= oldest);
     if (narrowest >= 0 && narrowest <= LAST_DAY) slices?.set(key, narrowest);
@@ -143,10 +143,10 @@ async function latestVisitors(ctx: ReportContext, period: ResolvedPeriod, params
   };
   for (let slice = slices?.get(key) ?? LAST_DAY; slice <= LAST_DAY && starts[slice]! > period.from; slice++) {
     const rows = await queryRows(ctx.deps, LATEST_VISITORS_OF_SLICE_SQL, { ...params, sliceFrom: toClickHouseDateTime64(starts[slice]!), limit }, VISITOR_SPEC);
-    if (rows.length >= limit) return answer(rows);
+    if (rows.length >= limit) return remembered(rows);
   }
   const ids = await latestVisitorIds(ctx, period, params, limit, starts.slice(LAST_DAY + 1).filter((start) => start > period.from));
-  return answer(ids.length ? await queryRows(ctx.deps, VISITORS_BY_ID_SQL, { ...params, ids }, VISITOR_SPEC) : []);
+  return remembered(ids.length ? await queryRows(ctx.deps, VISITORS_BY_ID_SQL, { ...params, ids }, VISITOR_SPEC) : []);
 }
 
 export const VisitorsResponse = v.object({ ...PeriodEntries, data: v.array(Visitor) });

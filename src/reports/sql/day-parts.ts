@@ -1,5 +1,5 @@
 import { byTechDimension } from './tech.js';
-import { PART_TABLES, RANKED_BY, type PartFamily, type ValuePartFamily } from './window.js';
+import { PART_DAYS, PART_TABLES, RANKED_BY, type PartFamily, type ValuePartFamily } from './window.js';
 
 /** Each family's daily columns after `project_id, bucket`: the values a part keeps a row per, then how each measure merges. */
 const COLUMNS: Readonly<Record<ValuePartFamily, { keys: readonly string[]; sums: readonly string[]; states: readonly string[] }>> = {
@@ -8,8 +8,6 @@ const COLUMNS: Readonly<Record<ValuePartFamily, { keys: readonly string[]; sums:
   cities: { keys: ['country_code', 'country_name', 'city'], sums: ['pageviews'], states: ['visitors'] },
   custom_events: { keys: ['event_name', 'kind', 'currency'], sums: ['events', 'amount_cents'], states: ['people'] },
 };
-
-const CLOSED_DAYS = "project_id = {projectId:String} AND bucket >= {dayFrom:DateTime('UTC')} AND bucket < {partTo:DateTime('UTC')}";
 
 const partEnd = (marker: 0 | 1) => ['{partKey:String} AS stored_key', `${marker} AS is_marker`];
 
@@ -29,7 +27,7 @@ function valuePartFill(family: ValuePartFamily): string {
 INSERT INTO ${PART_TABLES[family]} (${columns.join(', ')})
 SELECT ${[...start, ...merged].join(', ')}
 FROM ${family}_1d
-WHERE ${CLOSED_DAYS}
+WHERE ${PART_DAYS}
 GROUP BY ${['project_id', ...keys].join(', ')}
 UNION ALL
 SELECT {projectId:String} AS project_id, {dayFrom:DateTime('UTC')} AS first_day, ${none.join(', ')}
@@ -41,7 +39,7 @@ WHERE 0`;
 const TECH_DIMENSION_FILL = `
 INSERT INTO ${PART_TABLES.tech} (project_id, bucket, dimension, name, pageviews, visitors, part_key, marker)
 SELECT {projectId:String} AS project, {dayFrom:DateTime('UTC')} AS first_day, dimension, name, pageviews_total, visitors_merged, ${partEnd(0).join(', ')}
-FROM (${byTechDimension(`(SELECT * FROM tech_1d WHERE ${CLOSED_DAYS})`, 'sum(pageviews) AS pageviews_total, uniqCombinedMergeState(14)(visitors) AS visitors_merged')})
+FROM (${byTechDimension(`(SELECT * FROM tech_1d WHERE ${PART_DAYS})`, 'sum(pageviews) AS pageviews_total, uniqCombinedMergeState(14)(visitors) AS visitors_merged')})
 UNION ALL
 SELECT {projectId:String} AS project, {dayFrom:DateTime('UTC')} AS first_day, '' AS dimension_none, '' AS name_none, sumIf(pageviews, 0) AS pageviews_none,
   uniqCombinedMergeStateIf(14)(visitors, 0) AS visitors_none, ${partEnd(1).join(', ')}

@@ -52,6 +52,8 @@ export type RollupFamily = 'stats' | 'pages' | 'referrers' | 'countries' | 'citi
 const WHOLE_DAYS = "project_id = {projectId:String} AND bucket >= {dayFrom:DateTime('UTC')} AND bucket < {dayTo:DateTime('UTC')}";
 // The whole days after a closed-days part [dayFrom, partTo) (periodRollupRows).
 const WHOLE_DAYS_FROM_PART = WHOLE_DAYS.replace('{dayFrom:', '{partTo:');
+/** The closed days a part merges, [dayFrom, partTo) (src/reports/sql/day-parts.ts). */
+export const PART_DAYS = WHOLE_DAYS.replace('{dayTo:', '{partTo:');
 const EDGES =
   "project_id = {projectId:String} AND ((bucket >= {rollupFrom:DateTime('UTC')} AND bucket < {dayFrom:DateTime('UTC')}) OR (bucket >= {dayTo:DateTime('UTC')} AND bucket < {rollupTo:DateTime('UTC')}))";
 
