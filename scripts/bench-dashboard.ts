@@ -19,7 +19,7 @@
  * "after a batch", each ask the first since a flushed batch of a new visitor) and "served" by the app as
  * `npm start` runs it; dashboards also right after a flushed batch of the
  * project (its data version moved: every answer computed again, the rows-after-now checks
- * answered by the cache's one query per version), and opened at a random moment of the trickle's
+ * answered by the latest-row stamp the trickle's batches carry, README "The latest-row stamp"), and opened at a random moment of the trickle's
  * flush cycle (served when the answers asked lately were computed again after the last flush).
  *
  * Environment: BENCH_REDIS_URL (default redis://127.0.0.1:6379/10; only bench keys are written).

@@ -58,11 +58,11 @@ export interface Deps {
   /** Optional: reuses report answers while the project's data version stays (src/reports/answer-cache.ts); the entry points give it. */
   answers?: import('./reports/answer-cache.js').AnswerCache;
   /**
-   * Set by the answer cache on the deps an answer is computed with: the project's latest stored
-   * row stamped on or after `since` (a UTC midnight; −∞ when there is none), known once per data
-   * version, so reports need not ask ClickHouse whether rows after now exist (src/reports/query.ts).
+   * Set by the answer cache on the deps an answer is computed with: an instant no earlier than any
+   * row of the project stored (src/reports/latest-row.ts), known once per data version, so reports
+   * need not ask whether rows after now exist (src/reports/query.ts).
    */
-  latestRow?: { projectId: string; since: number; at: Promise<number> };
+  latestRow?: { projectId: string; at: Promise<number> };
   /**
    * Set with latestRow: the project's closed-hours version and its floorless mark
    * (DataVersions.closedHours; null when it could not be read), read once for everything an answer

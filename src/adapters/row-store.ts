@@ -40,6 +40,8 @@ export class EncodedRows {
   readonly projectIds?: readonly string[];
   /** The earliest `ts` among the rows as stored text, when the encoder kept it (see versioned-row-store.ts touchesClosedHours). */
   readonly earliest?: string;
+  /** The latest `ts` among the rows as stored text, when the encoder kept it (carries the projects' latest-row stamps: versioned-row-store.ts). */
+  readonly latest?: string;
 
   constructor(rows: {
     body: string | Uint8Array;
@@ -48,6 +50,7 @@ export class EncodedRows {
     constants?: Readonly<Record<string, string>>;
     projectIds?: readonly string[];
     earliest?: string;
+    latest?: string;
   }) {
     this.body = rows.body;
     this.columns = rows.columns;
@@ -55,6 +58,7 @@ export class EncodedRows {
     this.constants = rows.constants;
     this.projectIds = rows.projectIds;
     this.earliest = rows.earliest;
+    this.latest = rows.latest;
   }
 
   /** The body with the constants written back into every row, for paths that cannot add them. */

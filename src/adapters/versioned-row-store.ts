@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import { toClickHouseDateTime64 } from './clickhouse-time.js';
+import { fromClickHouseDateTime, toClickHouseDateTime64 } from './clickhouse-time.js';
 import type { DataVersions } from './data-version.js';
 import { EncodedRows, type RowStore, type Rows } from './row-store.js';
 
@@ -27,6 +27,12 @@ export function earlierStamp(kept: string | null | undefined, ts: unknown): stri
   return kept === undefined || ts < kept ? ts : kept;
 }
 
+/** The later of the stamp kept so far and a row's `ts` as stored text, as earlierStamp keeps the earlier. */
+export function laterStamp(kept: string | null | undefined, ts: unknown): string | null {
+  if (kept === null || typeof ts !== 'string') return null;
+  return kept === undefined || ts > kept ? ts : kept;
+}
+
 /**
  * A row's stamp as closed hours count it: its `ts`; none for an event without a session floor
  * (an import's, a session of unknown start), whose visit may reach back into closed hours, so
@@ -41,6 +47,29 @@ export function earliestOf(table: string, rows: Rows): string | undefined {
   let earliest: string | null | undefined;
   for (const row of rows) earliest = earlierStamp(earliest, closedHoursStamp(table, row));
   return earliest ?? undefined;
+}
+
+/**
+ * Each written project's latest `ts` (epoch ms), where every one of its rows has one: the encoder's
+ * latest for every project of encoded rows, or nothing when it kept none (an import, a replayed
+ * batch). A project missing here loses its latest-row stamp with the move (DataVersions.moved).
+ */
+export function latestRowsOf(rows: Rows, projects: readonly string[] | 'all'): ReadonlyMap<string, number> {
+  if (projects === 'all') return new Map();
+  if (rows instanceof EncodedRows) {
+    const at = fromClickHouseDateTime(rows.latest);
+    return Number.isFinite(at) ? new Map(projects.map((id) => [id, at])) : new Map();
+  }
+  const latest = new Map<string, number>();
+  const unknown = new Set<string>();
+  for (const row of rows) {
+    const id = String(row.project_id);
+    const at = fromClickHouseDateTime(row.ts);
+    if (!Number.isFinite(at)) unknown.add(id);
+    else if (at > (latest.get(id) ?? Number.NEGATIVE_INFINITY)) latest.set(id, at);
+  }
+  for (const id of unknown) latest.delete(id);
+  return latest;
 }
 
 const STORED_DATE = /^\d{4}-\d{2}-\d{2} /;
@@ -67,7 +96,8 @@ export function touchesClosedHours(table: string, rows: Rows, now: number): bool
  * A RowStore that moves the data version of the projects written (see DataVersions) once
  * ClickHouse has the rows, so no cached answer outlives a write, and their closed-hours version
  * when the rows may hold events of closed hours (touchesClosedHours, at the clock's time once
- * the insert is done), then tells `afterMove` (the answer cache, which computes recently asked
+ * the insert is done), carrying their latest-row stamps where the rows' latest `ts` is known
+ * (latestRowsOf), then tells `afterMove` (the answer cache, which computes recently asked
  * answers again). A failed insert moves nothing.
  */
 export function versionedRowStore(store: RowStore, versions: DataVersions, clock: Clock, afterMove?: (projectIds: readonly string[] | 'all') => void): RowStore {
@@ -75,7 +105,7 @@ export function versionedRowStore(store: RowStore, versions: DataVersions, clock
     async insert(table, rows, opts) {
       await store.insert(table, rows, opts);
       const projects = projectsOf(rows);
-      await versions.moved(projects, { closedHours: touchesClosedHours(table, rows, clock.now()) });
+      await versions.moved(projects, { closedHours: touchesClosedHours(table, rows, clock.now()), latestRows: latestRowsOf(rows, projects) });
       afterMove?.(projects);
     },
     ping: () => store.ping(),

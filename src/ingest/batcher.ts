@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RowStore } from '../adapters/row-store.js';
 import { insertErrorText } from '../adapters/clickhouse-errors.js';
-import { closedHoursStamp, earlierStamp } from '../adapters/versioned-row-store.js';
+import { closedHoursStamp, earlierStamp, laterStamp } from '../adapters/versioned-row-store.js';
 import { deliverBatch, type DeliveryContext } from './deliver-batch.js';
 import { RowBuffer, TABLE_COLUMNS, type IngestTable } from './insert.js';
 import type { BatchJournal } from './journal.js';
@@ -68,6 +68,8 @@ interface Batch {
   projectIds?: readonly string[];
   /** The earliest `ts` of its rows as stored text (unknown for a batch from the journal). */
   earliest?: string;
+  /** The latest `ts` of its rows as stored text (unknown for a batch from the journal). */
+  latest?: string;
 }
 
 /** Writers waiting for their rows to reach the journal. */
@@ -98,6 +100,8 @@ class TableQueue {
    * bound after a truncate.
    */
   openEarliest: string | null | undefined = undefined;
+  /** The latest `ts` of the open rows (null once a row has none), which carries their projects' latest-row stamps (versioned-row-store.ts). */
+  openLatest: string | null | undefined = undefined;
   /** How much of `open` is in the journal. */
   private journaledBytes = 0;
   private journaledRows = 0;
@@ -153,10 +157,17 @@ class TableQueue {
     if (this.open.rows === 0) return;
     const token = randomUUID();
     this.onSeal(token);
-    this.sealed.push({ body: this.open.bytes(), rows: this.open.rows, token, projectIds: [...this.openProjects], ...(this.openEarliest ? { earliest: this.openEarliest } : {}) });
+    this.sealed.push({
+      body: this.open.bytes(),
+      rows: this.open.rows,
+      token,
+      projectIds: [...this.openProjects],
+      ...(this.openEarliest ? { earliest: this.openEarliest } : {}),
+      ...(this.openLatest ? { latest: this.openLatest } : {}),
+    });
     this.open = new RowBuffer();
     this.openProjects = new Set();
-    this.openEarliest = undefined;
+    this.openEarliest = this.openLatest = undefined;
     this.journaledBytes = 0;
     this.journaledRows = 0;
   }
@@ -376,6 +387,7 @@ export function createBatcher(
         q.open.append(row);
         if (typeof row.project_id === 'string') q.openProjects.add(row.project_id);
         q.openEarliest = earlierStamp(q.openEarliest, closedHoursStamp(table, row));
+        q.openLatest = laterStamp(q.openLatest, row.ts);
       }
       const added = q.open.byteLength - bytesBefore;
       if (bufferedBytes + added > maxBufferedBytes) {

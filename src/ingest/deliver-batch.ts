@@ -13,6 +13,8 @@ export interface DeliverableBatch {
   projectIds?: readonly string[];
   /** The earliest `ts` of its rows, when known (see EncodedRows.earliest). */
   earliest?: string;
+  /** The latest `ts` of its rows, when known (see EncodedRows.latest). */
+  latest?: string;
 }
 
 export interface DeliveryContext {
@@ -91,7 +93,7 @@ export async function deliverBatch(ctx: DeliveryContext, table: IngestTable, bat
     tokenFor: (from, to, skip) => partToken(batch.token, batch.rows, from, to, skip),
     insert: async (from, to, skip, token) => {
       attemptStarted = ctx.now();
-      await ctx.abortable(insertLines(ctx.store, table, from === 0 && to === batch.rows && skip.length === 0 ? batch.body : rowsOf(from, to, skip), { token, projectIds: batch.projectIds, earliest: batch.earliest }));
+      await ctx.abortable(insertLines(ctx.store, table, from === 0 && to === batch.rows && skip.length === 0 ? batch.body : rowsOf(from, to, skip), { token, projectIds: batch.projectIds, earliest: batch.earliest, latest: batch.latest }));
       ctx.onInserted();
     },
     async onFailure(err, kind, attempt) {

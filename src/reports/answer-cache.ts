@@ -6,7 +6,8 @@ import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import { foregroundOf, inBackground, isBackground, promote } from '../adapters/coalesced-reads.js';
 import { resolveRanges, type RangeAsked } from './project-range.js';
-import { queryOne, queryRows } from './query.js';
+import { readLatestRowBound } from './latest-row.js';
+import { queryRows } from './query.js';
 
 /**
  * Reused answers (README "Answer cache"). An answer is reused only when nothing it depends on
@@ -74,19 +75,20 @@ export class AnswerCache {
     let version: string;
     // The closed-hours version comes in the same read, so reads of closed hours' sums need no round trip of their own (src/analysis/closed-hours.ts).
     let closedHours: ClosedHours;
+    let stamped: number | null;
     try {
-      ({ current: version, closedHours } = await this.versions.both(projectId));
+      ({ current: version, closedHours, latestRow: stamped } = await this.versions.both(projectId));
     } catch {
       return compute(deps);
     }
     // Reads shared by every question of the project go as a user's, whoever asks them first.
     const shared = { clickhouse: foregroundOf(deps.clickhouse) };
     // Unknown (the query failed) counts as a row in the future: nothing kept, every check asked of ClickHouse.
-    const latest = this.latestRow(shared, projectId, version, now).catch(() => Number.POSITIVE_INFINITY);
+    const latest = stamped !== null ? Promise.resolve(stamped) : this.latestRow(shared, projectId, version, now).catch(() => Number.POSITIVE_INFINITY);
     const pinned: Deps = {
       ...deps,
       clock: { now: () => now },
-      latestRow: { projectId, since: Math.floor(now / DAY_MS) * DAY_MS, at: latest },
+      latestRow: { projectId, at: latest },
       closedHours: { projectId, state: closedHours },
     };
     if (!reusable(question, now)) return compute(pinned);
@@ -132,16 +134,16 @@ export class AnswerCache {
   }
 
   /**
-   * The latest row of the project at `version` (epoch ms), or −∞ when none is stamped on or after
-   * `now`'s UTC day: rows do not change under one version, so one query per version and day serves all.
+   * readLatestRowBound at `version` when Redis keeps no latest-row stamp for it: rows do not change
+   * under one version, so one query per version and day serves all, and its answer is stamped for
+   * every other reader of the version (DataVersions.markLatestRow).
    */
   private latestRow(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, now: number): Promise<number> {
     const key = `${projectId}/${version}/${Math.floor(now / DAY_MS)}`;
     let found = this.latest.get(key);
     if (!found) {
-      found = queryOne(deps, LATEST_ROW_SQL, { projectId, now: toClickHouseDateTime64(now) }, { latest: 'number', n: 'number' }).then((r) =>
-        r.n > 0 ? r.latest : Number.NEGATIVE_INFINITY,
-      );
+      found = readLatestRowBound(deps, projectId, now);
+      found.then((bound) => this.versions.markLatestRow(projectId, version, bound)).catch(() => {});
       found.catch(() => this.latest.delete(key));
       if (this.latest.size >= this.limits.maxEntries) this.latest.delete(this.latest.keys().next().value!);
       this.latest.set(key, found);
@@ -335,13 +337,6 @@ const PART = 'part:';
 const DAY_MS = 86_400_000;
 /** Every zone's offset is a multiple of 15 minutes, so local hours and days start on this grid of UTC. */
 const GRID_MS = 900_000;
-
-/** Rows of the project stamped on or after now's UTC day, in both raw tables (their keys start with the project and the day). */
-const LATEST_ROW_SQL = `
-SELECT toUnixTimestamp64Milli(max(ts)) AS latest, count() AS n FROM (
-  SELECT ts FROM events WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({now:DateTime64(3, 'UTC')})
-  UNION ALL
-  SELECT ts FROM bot_hits WHERE project_id = {projectId:String} AND toDate(ts) >= toDate({now:DateTime64(3, 'UTC')}))`;
 
 /** The most events of a cell kept to check later asks against (rowsOfCell; 80 KB), and how many cells are kept. */
 const CELL_MOST = 10_000;

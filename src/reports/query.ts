@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
-import { toClickHouseDateTime, toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
+import { fromClickHouseDateTime, toClickHouseDateTime, toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import type { ResolvedPeriod } from './periods.js';
+import { latestRowBound, readLatestRowBound } from './latest-row.js';
 import { withoutDayPart, withoutEdgeRows, withoutRawSlices } from './sql/window.js';
 
 /** How a result column is read back: 64-bit integers arrive as strings and become numbers. */
@@ -52,16 +53,6 @@ export function periodParams(projectId: string, period: ResolvedPeriod, opts: { 
 }
 
 /**
- * The latest row stamped on a UTC day (`n` = 0: none) in the raw table a report's rollups are fed
- * from. Asked for now's day rather than "rows after now", it is the same statement for every
- * request of the day: the reads of a dashboard's twelve requests, which wait together on the
- * embedded engine, then ask it once (README "Where the computed time goes").
- */
-const LATEST_ON_DAY_SQL = (table: 'events' | 'bot_hits') => `
-SELECT toUnixTimestamp64Milli(max(ts)) AS latest, count() AS n FROM ${table}
-WHERE project_id = {projectId:String} AND toDate(ts) = toDate({day:DateTime64(3, 'UTC')})`;
-
-/**
  * What a read of rollupParams or rawParams still has to learn: whether rows are stored after
  * now, and if so the parameters that cut the period there. Carried under a symbol, so spreading
  * the parameters (`{ ...params, limit }`) keeps it and the client never binds it.
@@ -79,15 +70,9 @@ interface AfterNowCheck {
  * periods ended at now. Only when rows after now exist (an import with future timestamps, a test
  * clock) does the end fall back to 15-minute rows and a raw slice cut at now (endingNow).
  */
-export function rollupParams(
-  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>,
-  table: 'events' | 'bot_hits',
-  projectId: string,
-  period: ResolvedPeriod,
-  opts: { daily?: boolean } = {},
-): QueryParams {
+export function rollupParams(deps: EndingNowDeps, projectId: string, period: ResolvedPeriod, opts: { daily?: boolean } = {}): QueryParams {
   const usual = periodParams(projectId, period, { ...opts, rollupEnd: nextUtcMidnight(period.to) });
-  return endingNow(deps, table, projectId, period, usual, periodParams(projectId, period, opts));
+  return endingNow(deps, projectId, period, usual, periodParams(projectId, period, opts));
 }
 
 /**
@@ -99,9 +84,9 @@ export function rollupParams(
  * next UTC midnight — the same statement all day, the same rows while nothing is stored after
  * now — unless rows are (endingNow).
  */
-export function rawParams(deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>, projectId: string, period: ResolvedPeriod, opts: { daily?: boolean } = {}): QueryParams {
+export function rawParams(deps: EndingNowDeps, projectId: string, period: ResolvedPeriod, opts: { daily?: boolean } = {}): QueryParams {
   const exact = periodParams(projectId, period, opts);
-  return endingNow(deps, 'events', projectId, period, { ...exact, readTo: toClickHouseDateTime64(nextUtcMidnight(period.to)) }, exact);
+  return endingNow(deps, projectId, period, { ...exact, readTo: toClickHouseDateTime64(nextUtcMidnight(period.to)) }, exact);
 }
 
 /** A period whose end lies this long before the clock ended before now (a past range, a comparison): rows after it are a certainty. */
@@ -109,32 +94,28 @@ export const ENDED_BEFORE_NOW_MS = 60_000;
 
 const nextUtcMidnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS;
 
+/** What endingNow reads: the answer cache's latest row, or the data versions' latest-row stamp, else ClickHouse. */
+type EndingNowDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVersions'>;
+
 /**
  * The parameters of a read of `period`: `usual` (reading past its end, to the next UTC midnight)
  * when nothing is stored after now, else `exact` (cut at its end). A period that ended before now
  * gets `exact` at once. Otherwise `usual` is returned with the check running under AFTER_NOW:
- * `queryRows` and `queryJson` read with it beside the check (one engine statement, README "Where
- * the computed time goes") and read again with `exact` only when the check finds rows. The check
- * is the latest row of `table` on the period's last UTC day (LATEST_ON_DAY_SQL) or, where the
- * answer cache reads the project's latest row (deps.latestRow: one query per data version), that
- * read, whether it has arrived yet or not.
+ * `queryRows` and `queryJson` read with it beside the check and read again with `exact` only when
+ * the check finds rows. The check compares the period's end with a bound on the project's latest
+ * row (src/reports/latest-row.ts): the answer cache's (deps.latestRow, one per data version), the
+ * latest-row stamp Redis keeps with the data version (no engine statement), or, when neither is
+ * known, the one ClickHouse gives (one statement for every request of the day, which the combined
+ * reads of a dashboard ask once: README "Where the computed time goes").
  */
-function endingNow(
-  deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>,
-  table: 'events' | 'bot_hits',
-  projectId: string,
-  period: ResolvedPeriod,
-  usual: QueryParams,
-  exact: QueryParams,
-): QueryParams {
-  if (period.to < deps.clock.now() - ENDED_BEFORE_NOW_MS) return exact;
-  const known = deps.latestRow?.projectId === projectId && period.to >= deps.latestRow.since ? deps.latestRow : undefined;
-  const rowsAfterNow = known
-    ? known.at.then((at) => at >= period.to)
-    : queryOne(deps, LATEST_ON_DAY_SQL(table), { projectId, day: toClickHouseDateTime64(Math.floor(period.to / DAY_MS) * DAY_MS) }, { latest: 'number', n: 'number' }).then(
-        (r) => r.n > 0 && r.latest >= period.to,
-      );
-  return withCut(usual, rowsAfterNow, exact);
+function endingNow(deps: EndingNowDeps, projectId: string, period: ResolvedPeriod, usual: QueryParams, exact: QueryParams): QueryParams {
+  const now = deps.clock.now();
+  if (period.to < now - ENDED_BEFORE_NOW_MS) return exact;
+  const { dataVersions } = deps;
+  const read = () => readLatestRowBound(deps, projectId, now);
+  const bound =
+    deps.latestRow?.projectId === projectId ? deps.latestRow.at : dataVersions ? latestRowBound({ ...deps, dataVersions }, projectId, now).catch(read) : read();
+  return withCut(usual, bound.then((at) => at >= period.to), exact);
 }
 
 /** `usual` carrying the pending check and the parameters that cut the period at now (read when the check finds rows). */
@@ -146,8 +127,8 @@ const withCut = (usual: QueryParams, rowsAfterNow: Promise<boolean>, cutAtNow: Q
 };
 
 /** The parameters of a report computed from `source`: rollupParams for rollups, rawParams for raw events. */
-export const sourceParams = (deps: Pick<Deps, 'clickhouse' | 'latestRow' | 'clock'>, projectId: string, period: ResolvedPeriod, source: 'rollup' | 'raw', opts: { daily?: boolean } = {}): QueryParams =>
-  source === 'rollup' ? rollupParams(deps, 'events', projectId, period, opts) : rawParams(deps, projectId, period, opts);
+export const sourceParams = (deps: EndingNowDeps, projectId: string, period: ResolvedPeriod, source: 'rollup' | 'raw', opts: { daily?: boolean } = {}): QueryParams =>
+  source === 'rollup' ? rollupParams(deps, projectId, period, opts) : rawParams(deps, projectId, period, opts);
 
 /**
  * Whether daily rows fall each into one bucket of `period`: true only for day or month buckets that all
@@ -160,7 +141,7 @@ export function dailyRowsFitBuckets(period: ResolvedPeriod): boolean {
 }
 
 /** The instant (epoch ms) of a bound DateTime or DateTime64 parameter; NaN for anything else. */
-export const instant = (param: QueryParams[string] | undefined) => (typeof param === 'string' ? Date.parse(`${param.replace(' ', 'T')}Z`) : Number.NaN);
+export const instant = (param: QueryParams[string] | undefined) => fromClickHouseDateTime(param);
 
 /** Whether the period's bounds both fall inside the rollup range (periodParams), so no raw slice holds a row. */
 function rawSlicesEmpty(params: QueryParams): boolean {

@@ -31,7 +31,7 @@ export const sharesStatsAndSeries = (ctx: ReportContext, period: ResolvedPeriod,
  */
 export function statsAndSeries(ctx: ReportContext, period: ResolvedPeriod, input: AnalysisInput): Promise<StatsAndSeries> {
   return sharedPart(ctx, `stats-and-series:${period.granularity}`, input, async (deps) => {
-    const params = rollupParams(deps, 'events', ctx.project.id, period, { daily: true });
+    const params = rollupParams(deps, ctx.project.id, period, { daily: true });
     const rows = await queryRows(deps, STATS_AND_SERIES_SQL[period.granularity], params, { k: 'string', total: 'number', ...STATS_TOTALS });
     const total = rows.find((r) => r.total === 1);
     const sums = Object.keys(STATS_TOTALS) as (keyof StatsTotals)[];

@@ -43,11 +43,13 @@ describe('batcher flush under a steady stream of events', () => {
 });
 
 describe('batcher batches', () => {
-  it('carry the earliest stamp of their rows (unknown once a row or event has none, or an event no session floor), so a batch of this hour leaves closed hours alone', async () => {
+  it('carry the earliest stamp of their rows (unknown once a row or event has none, or an event no session floor), so a batch of this hour leaves closed hours alone, and their latest `ts` (unknown once a row has none)', async () => {
     const seen: (string | undefined)[] = [];
+    const latest: (string | undefined)[] = [];
     const store: RowStore = {
       async insert(_table, rows) {
         seen.push(rows instanceof EncodedRows ? rows.earliest : 'objects');
+        latest.push(rows instanceof EncodedRows ? rows.latest : 'objects');
       },
       ping: async () => true,
     };
@@ -66,5 +68,6 @@ describe('batcher batches', () => {
       await sink.close();
     }
     expect(seen).toEqual(['2026-11-25 23:59:59.999', '2026-11-26 11:00:00.000', undefined, undefined]);
+    expect(latest).toEqual(['2026-11-26 10:00:00.000', '2026-11-26 11:00:00.000', undefined, '2026-11-26 13:00:00.000']);
   });
 });

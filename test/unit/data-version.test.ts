@@ -139,7 +139,7 @@ describe('data versions', () => {
     let reads = 0;
     const hmget = redis.hmget.bind(redis);
     (redis as unknown as { hmget: typeof hmget }).hmget = ((...args: Parameters<typeof hmget>) => (reads++, hmget(...args))) as typeof hmget;
-    expect(await versions.both('prj_a')).toEqual({ current, closedHours });
+    expect(await versions.both('prj_a')).toEqual({ current, closedHours, latestRow: null });
     expect(reads).toBe(1);
   });
 

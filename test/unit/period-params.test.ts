@@ -65,7 +65,7 @@ describe('rawParams: raw reads of a period ending now stop at the next UTC midni
   const noEngine = { query: () => { throw new Error('no read expected'); } } as unknown as ClickHouseClient;
 
   it('nothing stored after now (known to the answer cache): the next UTC midnight, without a check', async () => {
-    const latestRow = { projectId: 'p', since: at('2026-03-15T00:00:00Z'), at: Promise.resolve(now - 1000) };
+    const latestRow = { projectId: 'p', at: Promise.resolve(now - 1000) };
     const p = await rawParams({ clickhouse: noEngine, clock: fixedClock(now), latestRow }, 'p', period);
     expect(p).toMatchObject({ from: '2026-02-14 00:00:00.000', to: '2026-03-15 10:20:00.001', readTo: '2026-03-16 00:00:00.000' });
     // The same all day: a later clock read gives the same bounds.
@@ -76,7 +76,7 @@ describe('rawParams: raw reads of a period ending now stop at the next UTC midni
 
   it('the answer cache still reading its latest row: the parameters at once, the read waiting only to learn whether to read again', async () => {
     let arrive = (_: number) => {};
-    const latestRow = { projectId: 'p', since: at('2026-03-15T00:00:00Z'), at: new Promise<number>((r) => (arrive = r)) };
+    const latestRow = { projectId: 'p', at: new Promise<number>((r) => (arrive = r)) };
     const { client, reads } = engine(null);
     const p = await rawParams({ clickhouse: client, clock: fixedClock(now), latestRow }, 'p', period);
     expect(p).toMatchObject({ readTo: '2026-03-16 00:00:00.000' });
@@ -88,7 +88,7 @@ describe('rawParams: raw reads of a period ending now stop at the next UTC midni
   });
 
   it('a row known after now: the exact end', async () => {
-    const latestRow = { projectId: 'p', since: at('2026-03-15T00:00:00Z'), at: Promise.resolve(now + 60_000) };
+    const latestRow = { projectId: 'p', at: Promise.resolve(now + 60_000) };
     const { client, reads } = engine(now + 1);
     const p = await rawParams({ clickhouse: client, clock: fixedClock(now), latestRow }, 'p', period);
     expect(await queryJson({ clickhouse: client }, 'SELECT 1', p)).toEqual([{ readTo: '2026-03-15 10:20:00.001' }]);

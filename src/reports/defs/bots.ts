@@ -96,7 +96,7 @@ export const botsReport = defineReport({
   response: BotsResponse,
   async run(ctx, input): Promise<Bots> {
     const period = resolveFor(ctx, input.period);
-    const base = rollupParams(ctx.deps, 'bot_hits', ctx.project.id, period);
+    const base = rollupParams(ctx.deps, ctx.project.id, period);
     const params = { ...base, filter: input.filter, limit: BOTS_TOP_N };
     const [totalRows, seriesRows, topBots, topPages] = await Promise.all([
       queryRows(ctx.deps, TOTALS_SQL, base, { category_name: 'string', hit_count: 'number', verified_count: 'number' }),
