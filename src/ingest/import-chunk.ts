@@ -102,6 +102,8 @@ export interface ParsedChunk {
   /** Byte offset in `bytes` where each row ends (so a block can end at an exact row count). */
   ends: Uint32Array;
   rejected: number;
+  /** The latest `timestamp` of the good rows (epoch ms; −∞ when none): carries the project's latest-row stamp (src/adapters/versioned-row-store.ts). */
+  latest: number;
   /** The first refusals, by 1-based line number of the whole import. */
   errors: { line: number; error: string }[];
 }
@@ -126,6 +128,7 @@ export function createChunkParser(
     const ends = new Uint32Array(lines.length);
     const errors: ParsedChunk['errors'] = [];
     let rejected = 0;
+    let latest = Number.NEGATIVE_INFINITY;
     for (let i = 0; i < lines.length; i++) {
       // A byte order mark opening a line is dropped wherever the line stands: a file's own, or one
       // of several files joined (parseLineBytes keeps them, so a chunk's start is no different).
@@ -140,6 +143,7 @@ export function createChunkParser(
         if (errors.length < MAX_CHUNK_ERRORS) errors.push({ line: firstLine + i, error: parsed });
         continue;
       }
+      if (parsed.at > latest) latest = parsed.at;
       const row = importRow(project, parsed.line, parsed.url, parsed.at);
       // Every row of an import has the same project: the insert adds it as a constant column.
       row.project_id = undefined;
@@ -149,7 +153,7 @@ export function createChunkParser(
       } else (rows as RowBuffer).append(row);
       ends[rows.rows - 1] = rows.byteLength;
     }
-    return { bytes: rows.bytes(), ends: ends.subarray(0, rows.rows), rejected, errors };
+    return { bytes: rows.bytes(), ends: ends.subarray(0, rows.rows), rejected, latest, errors };
   };
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RowStore } from '../adapters/row-store.js';
+import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import { createChunkParser, IMPORT_COLUMNS, importRowColumns, MAX_LINE_CHARS, parseLineBytes, type ParsedLines, type RowColumn } from './import-chunk.js';
 import type { ImportParseSession, ImportParserPool } from './import-pool.js';
 import { insertLines, RowBuffer } from './insert.js';
@@ -108,6 +109,8 @@ export async function importNdjson(store: RowStore, body: ReadableStream<Uint8Ar
   const format = columns ? 'RowBinary' : 'JSONEachRow';
   const session = opts.parsers?.open(opts.project, columns) ?? inlineSession(opts.project, columns);
   let block = new RowBuffer(16 << 20);
+  /** The latest stamp of the chunks the block's rows come from (a bound: a chunk may span two blocks). */
+  let blockLatest = Number.NEGATIVE_INFINITY;
   let blockIndex = 0;
   const inFlight: Promise<void>[] = [];
   // The first blocks are smaller so the engine starts early instead of waiting for a full block.
@@ -115,11 +118,13 @@ export async function importNdjson(store: RowStore, body: ReadableStream<Uint8Ar
 
   const send = async () => {
     const rows = block.bytes();
+    const latest = blockLatest;
     block = new RowBuffer(rows.byteLength + (rows.byteLength >> 1));
+    blockLatest = Number.NEGATIVE_INFINITY;
     blockRows = Math.min(batchRows, blockRows * 2);
     const token = `${tokenBase}:${blockIndex++}`;
     if (inFlight.length >= MAX_INSERTS_IN_FLIGHT) await inFlight.shift();
-    const insert = insertWithRetry(store, rows, token, opts.project.id, format);
+    const insert = insertWithRetry(store, rows, { token, projectId: opts.project.id, format, latest });
     // Surface a failure at the next wait rather than as an unhandled rejection.
     insert.catch(() => {});
     inFlight.push(insert);
@@ -138,6 +143,7 @@ export async function importNdjson(store: RowStore, body: ReadableStream<Uint8Ar
       const n = Math.min(chunk.ends.length - row, blockRows - block.rows);
       const start = row === 0 ? 0 : chunk.ends[row - 1]!;
       block.appendEncoded(chunk.bytes.subarray(start, chunk.ends[row + n - 1]!), n);
+      blockLatest = Math.max(blockLatest, chunk.latest);
       row += n;
       if (block.rows >= blockRows) await send();
     }
@@ -161,11 +167,17 @@ export async function importNdjson(store: RowStore, body: ReadableStream<Uint8Ar
   return result;
 }
 
-async function insertWithRetry(store: RowStore, rows: Uint8Array, token: string, projectId: string, format: 'JSONEachRow' | 'RowBinary'): Promise<void> {
+async function insertWithRetry(
+  store: RowStore,
+  rows: Uint8Array,
+  block: { token: string; projectId: string; format: 'JSONEachRow' | 'RowBinary'; latest: number },
+): Promise<void> {
+  const { token, projectId, format } = block;
+  const latest = Number.isFinite(block.latest) ? toClickHouseDateTime64(block.latest) : undefined;
   for (let attempt = 1; ; attempt++) {
     try {
       // The rows leave out project_id (see createChunkParser); the insert supplies it.
-      await insertLines(store, 'events', rows, { token, format, columns: IMPORT_COLUMNS, dateFormat: 'basic', parallelViews: true, constants: { project_id: projectId } });
+      await insertLines(store, 'events', rows, { token, format, columns: IMPORT_COLUMNS, dateFormat: 'basic', parallelViews: true, constants: { project_id: projectId }, latest });
       return;
     } catch (err) {
       if (attempt >= 3) throw err;

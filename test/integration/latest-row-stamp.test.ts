@@ -10,6 +10,7 @@ import { versionedRowStore } from '../../src/adapters/versioned-row-store.js';
 import type { Deps } from '../../src/deps.js';
 import { newId } from '../../src/ids.js';
 import type { Project } from '../../src/projects/store.js';
+import { importNdjson } from '../../src/ingest/import.js';
 import { findReport } from '../../src/reports/registry.js';
 import { insertEvents, makeEvent } from '../helpers/events-gen.js';
 import { closeHarness, createHarness, TEST_REDIS_URL, unique, type Harness } from '../helpers/harness.js';
@@ -170,5 +171,22 @@ describe('reports read the stamp instead of asking ClickHouse', () => {
     await h.deps.rowStore.insert('events', new EncodedRows({ body, columns: ['project_id', 'ts', 'kind', 'visitor_id', 'session_id', 'path'], projectIds: [project.id], latest: chTime(NOW + 60_000) }));
     expect((await h.deps.dataVersions!.both(project.id)).latestRow).toBe(NOW + 60_000);
     expect(await ask(project)).toEqual({ pageviews: 3, checked: false });
+  });
+
+  it('an import carries the stamp too, raised to its latest line’s timestamp in every block', async () => {
+    const project: Project = {
+      id: newId('project'), name: 'Import stamp', domain: `${unique('import-stamp')}.example`, timeZone: 'UTC', publicStatsEnabled: false,
+      brandColor: null, icon: null, createdAt: '2026-01-01T00:00:00.000Z', ownerId: newId('account'),
+    };
+    await insertEvents(h.deps.rowStore, project.id, [makeEvent({ ts: NOW - 3_600_000 })]);
+    await h.deps.dataVersions!.markLatestRow(project.id, (await h.deps.dataVersions!.both(project.id)).current, NOW - 3_600_000);
+    const line = (ms: number, i: number) => JSON.stringify({ timestamp: new Date(ms).toISOString(), kind: 'pageview', visitorId: `v${i}`, sessionId: 's', url: `https://${project.domain}/` });
+    const lines = [line(NOW - 7_200_000, 1), line(NOW + 7_200_000, 2), line(NOW - 60_000, 3), line(NOW - 1_000, 4)];
+    // Two rows a block: the later block's rows end before the import's latest, and the stamp keeps the highest.
+    const result = await importNdjson(h.deps.rowStore, new Response(`${lines.join('\n')}\n`).body!, { project, batchRows: 2 });
+    expect(result).toMatchObject({ imported: 4, rejected: 0 });
+    expect((await h.deps.dataVersions!.both(project.id)).latestRow).toBe(NOW + 7_200_000);
+    // The row two hours after now is cut, without a check.
+    expect(await ask(project)).toEqual({ pageviews: 4, checked: false });
   });
 });
