@@ -135,11 +135,11 @@ export class AnswerCache {
 
   /**
    * readLatestRowBound at `version` when Redis keeps no latest-row stamp for it: rows do not change
-   * under one version, so one query per version and day serves all, and its answer is stamped for
-   * every other reader of the version (DataVersions.markLatestRow).
+   * under one version, and a bound stays one as days pass, so one query per version serves all,
+   * and its answer is stamped for every other reader of the version (DataVersions.markLatestRow).
    */
   private latestRow(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, now: number): Promise<number> {
-    const key = `${projectId}/${version}/${Math.floor(now / DAY_MS)}`;
+    const key = `${projectId}/${version}`;
     let found = this.latest.get(key);
     if (!found) {
       found = readLatestRowBound(deps, projectId, now);
