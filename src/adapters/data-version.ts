@@ -12,7 +12,7 @@ const CLOSED = 'closed:';
 const FLOORLESS = 'floorless:';
 /**
  * Prefix of the fields holding a project's latest-row stamp: `<project token>.<every-project token>|<epoch ms>`,
- * no earlier than every row of the project stored when those tokens were current (see LatestRowStamps).
+ * no earlier than every row of the project stored when those tokens were current (README "The latest-row stamp").
  */
 const LATEST = 'latest:';
 
@@ -122,6 +122,8 @@ const stampTokens = (version: string) => version.split('.').slice(0, 2).join('.'
 
 /** Past this many projects waiting for a move, every project's version is moved instead. */
 const MAX_PENDING = 10_000;
+/** The most fields a move that carries latest-row stamps sets (MOVE_SCRIPT); a larger move carries none. */
+const MOST_FIELDS_CARRIED = 1_000;
 
 /**
  * DataVersions kept in Redis, so every instance reading the same ClickHouse sees a write by any
@@ -146,10 +148,13 @@ export function redisDataVersions(redis: Redis, log: (line: string) => void = ()
     if (all || waiting.all) fields[EVERY_PROJECT] = token;
     if ((all && closedHours) || waiting.closedAll) fields[CLOSED + EVERY_PROJECT] = token;
     if (Object.keys(fields).length === 0) return;
-    // A project with a move still waiting was written without a stamp carried: it loses it.
+    // A project with a move still waiting was written without a stamp carried: it loses it. So do
+    // all when many waiting moves are made at once (the script's HSET takes its fields as Lua
+    // call arguments, which are bounded): that follows only an outage of Redis.
+    const few = Object.keys(fields).length <= MOST_FIELDS_CARRIED;
     const carried = projectIds.flatMap((id) => {
       const latest = latestRows?.get(id);
-      return latest === undefined || !Number.isFinite(latest) || waiting.fields.has(id) ? [] : [id, String(Math.trunc(latest))];
+      return !few || latest === undefined || !Number.isFinite(latest) || waiting.fields.has(id) ? [] : [id, String(Math.trunc(latest))];
     });
     if (carried.length === 0) await redis.hset(key, fields);
     else await redis.eval(MOVE_SCRIPT, [key], [EVERY_PROJECT, String(Object.keys(fields).length), ...Object.entries(fields).flat(), ...carried]);

@@ -105,6 +105,20 @@ describe('latest-row stamps in Redis', () => {
     expect(await stampOf(versions, 'prj_a')).toBeNull();
   });
 
+  it('moves made late after a long outage carry no stamp, and are made: more fields than one script call takes', async () => {
+    const { versions, key, refuse } = fresh();
+    const other = redisDataVersions(resp.redis, () => {}, key);
+    const ids = Array.from({ length: 4_500 }, (_, i) => `prj_waiting${i}`);
+    const before = await other.current(ids[4_499]!);
+    await versions.markLatestRow('prj_a', (await versions.both('prj_a')).current, 1_000);
+    refuse.writes = true;
+    for (const id of ids) await versions.moved([id]);
+    refuse.writes = false;
+    await versions.moved(['prj_a'], { latestRows: latest(2_000) });
+    expect(await other.current(ids[4_499]!)).not.toBe(before);
+    expect(await stampOf(other, 'prj_a')).toBeNull();
+  });
+
   it('is forgotten with the project', async () => {
     const { versions } = fresh();
     await versions.markLatestRow('prj_a', (await versions.both('prj_a')).current, 1_000);
