@@ -6,7 +6,7 @@ import type { ClickHouseClient } from '../adapters/clickhouse.js';
 import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import { foregroundOf, inBackground, isBackground, promote } from '../adapters/coalesced-reads.js';
 import { resolveRanges, type RangeAsked } from './project-range.js';
-import { readLatestRowBound } from './latest-row.js';
+import { readAndStamp } from './latest-row.js';
 import { queryRows } from './query.js';
 
 /**
@@ -134,16 +134,15 @@ export class AnswerCache {
   }
 
   /**
-   * readLatestRowBound at `version` when Redis keeps no latest-row stamp for it: rows do not change
+   * readAndStamp at `version` when Redis keeps no latest-row stamp for it: rows do not change
    * under one version, and a bound stays one as days pass, so one query per version serves all,
-   * and its answer is stamped for every other reader of the version (DataVersions.markLatestRow).
+   * and every other reader of the version finds its stamp.
    */
   private latestRow(deps: Pick<Deps, 'clickhouse'>, projectId: string, version: string, now: number): Promise<number> {
     const key = `${projectId}/${version}`;
     let found = this.latest.get(key);
     if (!found) {
-      found = readLatestRowBound(deps, projectId, now);
-      found.then((bound) => this.versions.markLatestRow(projectId, version, bound)).catch(() => {});
+      found = readAndStamp(deps, this.versions, projectId, version, now);
       found.catch(() => this.latest.delete(key));
       if (this.latest.size >= this.limits.maxEntries) this.latest.delete(this.latest.keys().next().value!);
       this.latest.set(key, found);

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import { closedHoursCutAt, closedHoursOf, pinClosedHours } from '../analysis/closed-hours.js';
-import { toClickHouseDateTime } from '../adapters/clickhouse-time.js';
-import { insertPartOnce, instant, queryOne, queryRows, sourceParams, type QueryParams, type RowOf, type RowSpec } from './query.js';
+import { fromClickHouseDateTime, toClickHouseDateTime } from '../adapters/clickhouse-time.js';
+import { insertPartOnce, queryOne, queryRows, sourceParams, type QueryParams, type RowOf, type RowSpec } from './query.js';
 import { dayPartStoredSql, fillDayPartSql } from './sql/day-parts.js';
 import { storedPartKey, type PartSize } from './stored-parts.js';
 import type { ResolvedPeriod } from './periods.js';
@@ -69,8 +69,8 @@ export async function sourceRead<D extends PartDeps>(deps: D, projectId: string,
  * (closedHoursCutAt), whichever is first; null when that holds fewer than MIN_PART_DAYS days.
  */
 export function closedDaysOf(params: QueryParams, now: number): { from: number; to: number } | null {
-  const from = instant(params.dayFrom);
-  const to = Math.min(instant(params.dayTo), Math.floor(closedHoursCutAt(now) / DAY_MS) * DAY_MS);
+  const from = fromClickHouseDateTime(params.dayFrom);
+  const to = Math.min(fromClickHouseDateTime(params.dayTo), Math.floor(closedHoursCutAt(now) / DAY_MS) * DAY_MS);
   return to - from >= MIN_PART_DAYS * DAY_MS ? { from, to } : null;
 }
 

@@ -30,15 +30,24 @@ export async function readLatestRowBound(deps: Pick<Deps, 'clickhouse'>, project
 }
 
 /**
+ * readLatestRowBound, then stamped for `version` (read before reading) for the readers after this
+ * one (DataVersions.markLatestRow), without waiting for the stamp.
+ */
+export async function readAndStamp(deps: Pick<Deps, 'clickhouse'>, versions: DataVersions, projectId: string, version: string, now: number): Promise<number> {
+  const bound = await readLatestRowBound(deps, projectId, now);
+  void versions.markLatestRow(projectId, version, bound).catch(() => {});
+  return bound;
+}
+
+/**
  * readLatestRowBound at the project's current data version without asking ClickHouse when Redis
  * keeps the version's latest-row stamp (every live batch carries it past its move:
- * src/adapters/versioned-row-store.ts); otherwise read, and stamped for the readers after this one.
- * Rejects when Redis cannot be read.
+ * src/adapters/versioned-row-store.ts); otherwise read and stamped (readAndStamp). Without data
+ * versions, or when Redis cannot be read, read from ClickHouse alone.
  */
-export async function latestRowBound(deps: Pick<Deps, 'clickhouse'> & { dataVersions: DataVersions }, projectId: string, now: number): Promise<number> {
-  const { current, latestRow } = await deps.dataVersions.both(projectId);
-  if (latestRow !== null) return latestRow;
-  const bound = await readLatestRowBound(deps, projectId, now);
-  void deps.dataVersions.markLatestRow(projectId, current, bound).catch(() => {});
-  return bound;
+export async function latestRowBound(deps: Pick<Deps, 'clickhouse' | 'dataVersions'>, projectId: string, now: number): Promise<number> {
+  const versions = deps.dataVersions;
+  const read = await versions?.both(projectId).catch(() => undefined);
+  if (!versions || !read) return readLatestRowBound(deps, projectId, now);
+  return read.latestRow ?? readAndStamp(deps, versions, projectId, read.current, now);
 }

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import { fromClickHouseDateTime, toClickHouseDateTime, toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
 import type { ResolvedPeriod } from './periods.js';
-import { latestRowBound, readLatestRowBound } from './latest-row.js';
+import { latestRowBound } from './latest-row.js';
 import { withoutDayPart, withoutEdgeRows, withoutRawSlices } from './sql/window.js';
 
 /** How a result column is read back: 64-bit integers arrive as strings and become numbers. */
@@ -111,10 +111,7 @@ type EndingNowDeps = Pick<Deps, 'clickhouse' | 'latestRow' | 'clock' | 'dataVers
 function endingNow(deps: EndingNowDeps, projectId: string, period: ResolvedPeriod, usual: QueryParams, exact: QueryParams): QueryParams {
   const now = deps.clock.now();
   if (period.to < now - ENDED_BEFORE_NOW_MS) return exact;
-  const { dataVersions } = deps;
-  const read = () => readLatestRowBound(deps, projectId, now);
-  const bound =
-    deps.latestRow?.projectId === projectId ? deps.latestRow.at : dataVersions ? latestRowBound({ ...deps, dataVersions }, projectId, now).catch(read) : read();
+  const bound = deps.latestRow?.projectId === projectId ? deps.latestRow.at : latestRowBound(deps, projectId, now);
   return withCut(usual, bound.then((at) => at >= period.to), exact);
 }
 
@@ -140,17 +137,15 @@ export function dailyRowsFitBuckets(period: ResolvedPeriod): boolean {
   return period.granularity !== 'hour' && period.buckets.every((b) => b % DAY_MS === 0);
 }
 
-/** The instant (epoch ms) of a bound DateTime or DateTime64 parameter; NaN for anything else. */
-export const instant = (param: QueryParams[string] | undefined) => fromClickHouseDateTime(param);
 
 /** Whether the period's bounds both fall inside the rollup range (periodParams), so no raw slice holds a row. */
 function rawSlicesEmpty(params: QueryParams): boolean {
-  return instant(params.from) === instant(params.rollupFrom) && instant(params.rollupTo) >= instant(params.to);
+  return fromClickHouseDateTime(params.from) === fromClickHouseDateTime(params.rollupFrom) && fromClickHouseDateTime(params.rollupTo) >= fromClickHouseDateTime(params.to);
 }
 
 /** Whether the rollup range is whole UTC days (periodParams), so no 15-minute edge row is read. */
 function edgesEmpty(params: QueryParams): boolean {
-  return instant(params.rollupFrom) === instant(params.dayFrom) && instant(params.dayTo) === instant(params.rollupTo);
+  return fromClickHouseDateTime(params.rollupFrom) === fromClickHouseDateTime(params.dayFrom) && fromClickHouseDateTime(params.dayTo) === fromClickHouseDateTime(params.rollupTo);
 }
 
 function convert(kind: ColumnKind, value: unknown): unknown {
