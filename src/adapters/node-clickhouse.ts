@@ -57,18 +57,26 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   mkdirSync(path, { recursive: true });
   const { createChdbConnection } = await import('chdb/connection');
   const { drainPending } = await import('chdb');
-  const connection = createChdbConnection({ path });
-  const client = createClient({
-    // chdb's Connection is structurally the client's; the published types differ only nominally.
-    connection: connection as never,
-    clickhouse_settings: { ...clickhouseSettings, ...embeddedSessionResets },
-  } as never) as unknown as ClickHouseClient;
+  const connect = () => {
+    const connection = createChdbConnection({ path });
+    const client = createClient({
+      // chdb's Connection is structurally the client's; the published types differ only nominally.
+      connection: connection as never,
+      clickhouse_settings: { ...clickhouseSettings, ...embeddedSessionResets },
+    } as never) as unknown as ClickHouseClient;
+    return { connection, client };
+  };
+  const reads = connect();
+  // Inserts go on a connection of their own: a connection runs one statement at a time, and a
+  // live batch's insert (unbound, so outside chdb's one chain of bound statements) would hold
+  // every read asked meanwhile (README "Where the computed time goes").
+  const writes = connect();
   // Bulk bodies are handed over as files (see embeddedRowStore).
   const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
   const close = async () => {
-    await client.close();
+    await Promise.all([reads.client.close(), writes.client.close()]);
     await drainPending();
   };
   // The engine runs one bound statement at a time: reads that wait together go as one.
-  return { client: coalescedReads(client), rowStore: embeddedRowStore(client, connection.chdb.rawInsert, spool), close };
+  return { client: coalescedReads(reads.client), rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool), close };
 }
