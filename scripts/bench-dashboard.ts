@@ -28,6 +28,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { withQuery } from '../src/adapters/clickhouse.js';
+import type { RowStore } from '../src/adapters/row-store.js';
 import { createApp } from '../src/app.js';
 import { createAccount, createApiKey } from '../src/auth/store.js';
 import { parseConfig } from '../src/config.js';
@@ -43,6 +44,18 @@ import { argValue } from './gen-events.js';
 import { waitForMerges } from './gen-live-events.js';
 import { intArg, ms, percentile, timeRuns, timeRunsWithCpu } from './bench-timing.js';
 import { seededRandom, zipf } from './seeded-random.js';
+
+/** `store` with the time of each insert pushed to `writes`. */
+function timedWrites(store: RowStore, writes: number[]): RowStore {
+  return {
+    ...store,
+    async insert(table, rows, opts) {
+      const t = performance.now();
+      await store.insert(table, rows, opts);
+      writes.push(performance.now() - t);
+    },
+  };
+}
 
 const DOMAIN = 'bench-dashboard.example';
 /** A valid project id (prj_ + 20 base62 characters); one project per data directory. */
@@ -217,8 +230,10 @@ async function main() {
   });
   // As npm start: events through the batcher with its journal; imports parsed on the request
   // thread (npm start uses min(4, cores - 2) parse workers: none on 2 cores).
+  // Every batch the batcher writes (live events, flushed batches), timed until ClickHouse has it and its data version moved.
+  const batchWrites: number[] = [];
   const runtime = await buildNodeRuntime(config, {
-    makeSink: (d) => createBatcher(d.rowStore, { journal: fileJournal(join(dataDir, 'ingest-journal')), quarantine: fileQuarantine(join(dataDir, 'quarantine')), flushIntervalMs: config.INGEST_FLUSH_MS }),
+    makeSink: (d) => createBatcher(timedWrites(d.rowStore, batchWrites), { journal: fileJournal(join(dataDir, 'ingest-journal')), quarantine: fileQuarantine(join(dataDir, 'quarantine')), flushIntervalMs: config.INGEST_FLUSH_MS }),
   });
   const { deps } = runtime;
   let stopLive = () => {};
@@ -555,6 +570,7 @@ async function main() {
     stopLive();
     await deps.sink.flush();
     console.log(`\nlive events sent during timing: ${liveSent} (${liveDropped} dropped or refused); ${load()}`);
+    console.log(`live batches written: ${batchWrites.length}, ${ms(percentile(batchWrites, 50))} / ${ms(percentile(batchWrites, 95))} ms each (p50 / p95) until stored and the data version moved`);
     console.log(hostCalibrationLine() + ', after the run');
   } finally {
     stopLive();
