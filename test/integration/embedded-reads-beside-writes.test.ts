@@ -19,9 +19,9 @@ describe('the embedded engine answers reads while a batch is inserted', () => {
       });
       const rows = Array.from({ length: 100_000 }, (_, n) => ({ n }));
       let insertEnded = false;
-      // Row objects go in as a batch's do: an unbound raw insert.
+      // Unbound, through chdb's raw insert, as a live batch's rows go.
       const insert = ch.rowStore.insert('batch_rows', rows).then(() => (insertEnded = true));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 50));
       expect(insertEnded).toBe(false);
       const rs = await ch.client.query({ query: 'SELECT count() AS n FROM system.one WHERE dummy < {limit:UInt8}', query_params: { limit: 1 }, format: 'JSONEachRow' });
       expect(await rs.json()).toEqual([{ n: '1' }]);
