@@ -19,6 +19,12 @@ export const clickhouseSettings = {
  */
 export const embeddedSessionResets = { insert_deduplication_token: '', parallel_view_processing: 0 } as const;
 
+/**
+ * One of this program's own constants (a rule's value, a spool file's path, a table's column
+ * types) as a ClickHouse string literal. Never for a value a request brought: those are bound.
+ */
+export const sqlString = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+
 type Query = (params: Parameters<ClickHouseClient['query']>[0]) => ReturnType<ClickHouseClient['query']>;
 
 /** `client` with its `query` replaced by `query`; every other member is the client's own, bound to it. */

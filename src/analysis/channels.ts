@@ -1,3 +1,5 @@
+import { sqlString } from '../adapters/clickhouse.js';
+
 /**
  * Channels: GA4's default channel grouping (support.google.com/analytics/answer/9756891) over a
  * visit's source and UTM values, once as ClickHouse SQL (`channelSql`) and once in TypeScript
@@ -145,8 +147,6 @@ const RULES: readonly (readonly [Cond, Channel])[] = [
 ];
 const FALLBACK: Channel = 'Other';
 
-/** A constant of the tables above as a ClickHouse string literal. */
-const sqlString = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
 function condSql(c: Cond, col: Record<Field, string>): string {
   if ('all' in c) return `(${c.all.map((x) => condSql(x, col)).join(' AND ')})`;
