@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { clickhouseSettings, embeddedSessionResets, insertInto, type ClickHouseClient } from './clickhouse.js';
+import { clickhouseSettings, embeddedSessionResets, insertInto, sqlString, type ClickHouseClient } from './clickhouse.js';
 import { EncodedRows, insertSettings, pingOf, type InsertSettings, type RowStore } from './row-store.js';
 
 /** chdb's raw insert: the rows' bytes handed to the engine as they are, settings in the statement. */
@@ -91,8 +91,11 @@ export function embeddedRowStore(client: ClickHouseClient, rawInsert: ChdbRawIns
  * thread, but a `file()` source in parallel on every core. Measured here: 200 000 event rows in
  * ~0.55 s instead of ~1.15 s before any view runs. The file is removed once the insert ends.
  * Settings are applied per statement like any query's (the session resets they need are in
- * embeddedSessionResets), and dedup tokens work as for a plain insert. Constant columns come
- * from the SELECT as bound parameters instead of from every row.
+ * embeddedSessionResets), and dedup tokens work as for a plain insert. The file's path and
+ * structure are this program's own and go into the statement as literals: a statement without
+ * bound parameters stays outside chdb's one chain of them, so users' reads run beside a bulk
+ * insert instead of queueing behind it (README "Where the computed time goes"). Constant columns
+ * come from the SELECT as bound parameters (such an insert takes its turn in that chain).
  */
 function insertFromFile(client: ClickHouseClient, spool: Spool) {
   const structures = new Map<string, Promise<Map<string, string>>>();
@@ -120,10 +123,8 @@ function insertFromFile(client: ClickHouseClient, spool: Spool) {
     const fromFile = params.columns.filter((c) => !params.constants || !(c in params.constants));
     const query_params: Record<string, string> = {};
     constants.forEach(([, value], i) => (query_params[`constant${i}`] = value));
-    // `format` is one of EncodedRows' formats; the file, its structure and the constants are bound.
-    const statement =
-      `${insertInto(params.table, [...constants.map(([c]) => c), ...fromFile])} ` +
-      `SELECT ${constants.map((_, i) => `{constant${i}:String}, `).join('')}* FROM file({file:String}, ${params.format}, {structure:String})`;
+    // Checks every name is an identifier before anything is looked up (see insertInto).
+    const target = insertInto(params.table, [...constants.map(([c]) => c), ...fromFile]);
     const types = await typesOf(params.table);
     const structure = fromFile.map((c) => {
       const type = types.get(c);
@@ -133,10 +134,13 @@ function insertFromFile(client: ClickHouseClient, spool: Spool) {
       return `${c} ${type.replace(/^LowCardinality\((.+)\)$/, '$1')}`;
     });
     const file = spool.write(params.body, params.format);
+    // `format` is one of EncodedRows' formats; the constants are bound.
+    const statement =
+      `${target} SELECT ${constants.map((_, i) => `{constant${i}:String}, `).join('')}* FROM file(${sqlString(file)}, ${params.format}, ${sqlString(structure.join(', '))})`;
     try {
       await client.command({
         query: statement,
-        query_params: { ...query_params, file, structure: structure.join(', ') },
+        ...(constants.length > 0 ? { query_params } : {}),
         clickhouse_settings: params.settings,
       });
     } finally {

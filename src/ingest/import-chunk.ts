@@ -79,25 +79,22 @@ export interface RowColumn {
 export const IMPORT_COLUMNS: readonly string[] = TABLE_COLUMNS.events.filter((name) => name !== 'session_floor');
 
 /**
- * The columns of RowBinary import rows (IMPORT_COLUMNS without `project_id`, with the table's own
- * types) when the store takes them (RowStore.rowBinaryTypes); undefined for other stores, which
+ * The columns of RowBinary import rows (IMPORT_COLUMNS with the table's own types) when the store takes them (RowStore.rowBinaryTypes); undefined for other stores, which
  * get JSON rows. Plain data, so a worker thread can build the same encoder.
  */
 export async function importRowColumns(store: RowStore): Promise<RowColumn[] | undefined> {
   if (!store.rowBinaryTypes) return undefined;
   const types = await store.rowBinaryTypes('events');
-  return IMPORT_COLUMNS
-    .filter((name) => name !== 'project_id')
-    .map((name) => {
-      const type = types.get(name);
-      if (!type) throw new Error(`events has no column ${name}`);
-      return { name, type };
-    });
+  return IMPORT_COLUMNS.map((name) => {
+    const type = types.get(name);
+    if (!type) throw new Error(`events has no column ${name}`);
+    return { name, type };
+  });
 }
 
 /** Some lines of an import, parsed: the good ones as encoded rows, and what was refused. */
 export interface ParsedChunk {
-  /** The good rows, in line order, without `project_id` (the insert supplies it): JSONEachRow lines or RowBinary. */
+  /** The good rows, in line order: JSONEachRow lines or RowBinary. */
   bytes: Uint8Array;
   /** Byte offset in `bytes` where each row ends (so a block can end at an exact row count). */
   ends: Uint32Array;
@@ -145,8 +142,6 @@ export function createChunkParser(
       }
       if (parsed.at > latest) latest = parsed.at;
       const row = importRow(project, parsed.line, parsed.url, parsed.at);
-      // Every row of an import has the same project: the insert adds it as a constant column.
-      row.project_id = undefined;
       if (encodeRow) {
         row.ts = parsed.at;
         encodeRow(rows as RowBinaryWriter, row);

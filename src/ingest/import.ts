@@ -176,8 +176,9 @@ async function insertWithRetry(
   const latest = Number.isFinite(block.latest) ? toClickHouseDateTime64(block.latest) : undefined;
   for (let attempt = 1; ; attempt++) {
     try {
-      // The rows leave out project_id (see createChunkParser); the insert supplies it.
-      await insertLines(store, 'events', rows, { token, format, columns: IMPORT_COLUMNS, dateFormat: 'basic', parallelViews: true, constants: { project_id: projectId }, latest });
+      // Each row carries its project id rather than the statement: a statement with no bound value
+      // runs beside users' reads on the embedded engine (README "Where the computed time goes").
+      await insertLines(store, 'events', rows, { token, format, columns: IMPORT_COLUMNS, dateFormat: 'basic', parallelViews: true, projectIds: [projectId], latest });
       return;
     } catch (err) {
       if (attempt >= 3) throw err;

@@ -1,37 +1,61 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { connectNodeClickHouse } from '../../src/adapters/node-clickhouse.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectNodeClickHouse, type NodeClickHouse } from '../../src/adapters/node-clickhouse.js';
+import { EncodedRows, type Rows } from '../../src/adapters/row-store.js';
 
 const dataDir = join(tmpdir(), `sightline-reads-beside-writes-${process.pid}`);
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+let ch: NodeClickHouse;
 
-describe('the embedded engine answers reads while a batch is inserted', () => {
+beforeAll(async () => {
+  ch = await connectNodeClickHouse({ dataDir });
+  await ch.client.command({ query: 'CREATE TABLE batch_rows (n UInt64) ENGINE = MergeTree ORDER BY n' });
+  // A view with real work per row, so an insert lasts long enough to ask a read inside it (less
+  // per row for the bulk case's rows, numbered from 1,000,000, which are seven times as many).
+  await ch.client.command({
+    query: `CREATE MATERIALIZED VIEW batch_rows_work ENGINE = MergeTree ORDER BY n
+            AS SELECT n, arraySum(arrayMap(x -> cityHash64(x, n), range(if(n >= 1000000, 30, 200)))) AS h FROM batch_rows`,
+  });
+});
+afterAll(async () => {
+  await ch?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Whether a bound read asked while `rows` are inserted is answered before the insert ends (and every row arrives). */
+async function readAnsweredDuringInsert(rows: Rows, count: number): Promise<boolean> {
+  const before = await stored();
+  let insertEnded = false;
+  const insert = ch.rowStore.insert('batch_rows', rows).then(() => (insertEnded = true));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(insertEnded).toBe(false);
+  const rs = await ch.client.query({ query: 'SELECT count() AS n FROM system.one WHERE dummy < {limit:UInt8}', query_params: { limit: 1 }, format: 'JSONEachRow' });
+  expect(await rs.json()).toEqual([{ n: '1' }]);
+  const answeredDuringInsert = !insertEnded;
+  await insert;
+  expect(await stored()).toBe(before + count);
+  return answeredDuringInsert;
+}
+
+async function stored(): Promise<number> {
+  const rs = await ch.client.query({ query: 'SELECT count() AS n FROM batch_rows_work', format: 'JSONEachRow' });
+  return Number((await rs.json<{ n: string }>())[0]!.n);
+}
+
+describe('the embedded engine answers reads while rows are inserted', () => {
   it('a bound read asked during a live batch insert is answered before the insert ends', async () => {
-    const ch = await connectNodeClickHouse({ dataDir });
-    try {
-      await ch.client.command({ query: 'CREATE TABLE batch_rows (n UInt64) ENGINE = MergeTree ORDER BY n' });
-      // A view with real work per row, so the insert lasts long enough to ask a read inside it.
-      await ch.client.command({
-        query: `CREATE MATERIALIZED VIEW batch_rows_work ENGINE = MergeTree ORDER BY n
-                AS SELECT n, arraySum(arrayMap(x -> cityHash64(x, n), range(200))) AS h FROM batch_rows`,
-      });
-      const rows = Array.from({ length: 100_000 }, (_, n) => ({ n }));
-      let insertEnded = false;
-      // Unbound, through chdb's raw insert, as a live batch's rows go.
-      const insert = ch.rowStore.insert('batch_rows', rows).then(() => (insertEnded = true));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(insertEnded).toBe(false);
-      const rs = await ch.client.query({ query: 'SELECT count() AS n FROM system.one WHERE dummy < {limit:UInt8}', query_params: { limit: 1 }, format: 'JSONEachRow' });
-      expect(await rs.json()).toEqual([{ n: '1' }]);
-      const answeredDuringInsert = !insertEnded;
-      await insert;
-      expect(answeredDuringInsert).toBe(true);
-      const count = await ch.client.query({ query: 'SELECT count() AS n FROM batch_rows_work', format: 'JSONEachRow' });
-      expect(await count.json()).toEqual([{ n: '100000' }]);
-    } finally {
-      await ch.close();
-    }
+    // Unbound, through chdb's raw insert, as a live batch's rows go.
+    const rows = Array.from({ length: 100_000 }, (_, n) => ({ n }));
+    expect(await readAnsweredDuringInsert(rows, rows.length)).toBe(true);
+  });
+
+  it('a bound read asked during a bulk insert (an import block, through the spool file) is answered before it ends', async () => {
+    const count = 700_000;
+    let body = '';
+    for (let n = 0; n < count; n++) body += `{"n":${n + 1_000_000}}\n`;
+    // At least 8 MB, so the body goes through the spool file as an import block does.
+    expect(body.length).toBeGreaterThan(8 << 20);
+    expect(await readAnsweredDuringInsert(new EncodedRows({ body, columns: ['n'] }), count)).toBe(true);
   });
 });

@@ -81,15 +81,14 @@ describe('RowBinary import rows', () => {
       durationMs: g.kind === 'leave' ? g.durationMs : undefined,
     }));
     const lines = [...fixed, ...extra].map((l) => JSON.stringify(l));
-    const project = { id: unique('prj'), domain: 'example.com' };
-    const binary = createChunkParser(project, await importRowColumns(h.deps.rowStore))(lines, 1);
-    const json = createChunkParser(project)(lines, 1);
+    const [a, b] = [unique('prj-bin'), unique('prj-json')];
+    const binary = createChunkParser({ id: a, domain: 'example.com' }, await importRowColumns(h.deps.rowStore))(lines, 1);
+    const json = createChunkParser({ id: b, domain: 'example.com' })(lines, 1);
     expect(binary.errors).toEqual([]);
     expect(json.errors).toEqual([]);
 
-    const [a, b] = [unique('prj-bin'), unique('prj-json')];
-    await insertLines(h.deps.rowStore, 'events', binary.bytes, { token: unique('t'), format: 'RowBinary', columns: IMPORT_COLUMNS, dateFormat: 'basic', constants: { project_id: a } });
-    await insertLines(h.deps.rowStore, 'events', json.bytes, { token: unique('t'), columns: IMPORT_COLUMNS, dateFormat: 'basic', constants: { project_id: b } });
+    await insertLines(h.deps.rowStore, 'events', binary.bytes, { token: unique('t'), format: 'RowBinary', columns: IMPORT_COLUMNS, dateFormat: 'basic' });
+    await insertLines(h.deps.rowStore, 'events', json.bytes, { token: unique('t'), columns: IMPORT_COLUMNS, dateFormat: 'basic' });
     const [fromBinary, fromJson] = [await storedRows(a), await storedRows(b)];
     expect(fromBinary.length).toBe(lines.length);
     expect(fromBinary).toEqual(fromJson);
