@@ -44,8 +44,8 @@ const FILE_INSERT_BYTES = 8 << 20;
  * appends it to the SQL text, preceded by `SET` statements; chdb's raw insert hands the bytes to
  * the engine as they are and carries the settings in the statement's `SETTINGS` clause (nothing
  * lingers in the session). Measured here: 50 000 event rows with the rollup views in ~0.5 s
- * instead of ~0.85 s. RowBinary rows, rows with constant columns and bodies of FILE_INSERT_BYTES
- * or more go through a spool file (see insertFromFile).
+ * instead of ~0.85 s. RowBinary rows and bodies of FILE_INSERT_BYTES or more go through a spool
+ * file (see insertFromFile).
  */
 export function embeddedRowStore(client: ClickHouseClient, rawInsert: ChdbRawInsert, spool: Spool): RowStore {
   const { insert: fileInsert, typesOf } = insertFromFile(client, spool);
@@ -62,10 +62,9 @@ export function embeddedRowStore(client: ClickHouseClient, rawInsert: ChdbRawIns
       let body: Uint8Array;
       let columns: readonly string[] | undefined;
       if (rows instanceof EncodedRows) {
-        // RowBinary cannot travel inline (chdb's raw insert takes text formats), and constant
-        // columns come from the file insert's SELECT: both go as a file, whatever their size.
-        if (rows.format === 'RowBinary' || rows.constants) {
-          await fileInsert({ table, columns: rows.columns, format: rows.format, body: rows.bytes(), constants: rows.constants, settings });
+        // RowBinary cannot travel inline (chdb's raw insert takes text formats): it goes as a file, whatever its size.
+        if (rows.format === 'RowBinary') {
+          await fileInsert({ table, columns: rows.columns, format: rows.format, body: rows.bytes(), settings });
           return;
         }
         body = rows.bytes();
@@ -94,8 +93,7 @@ export function embeddedRowStore(client: ClickHouseClient, rawInsert: ChdbRawIns
  * embeddedSessionResets), and dedup tokens work as for a plain insert. The file's path and
  * structure are this program's own and go into the statement as literals: a statement without
  * bound parameters stays outside chdb's one chain of them, so users' reads run beside a bulk
- * insert instead of queueing behind it (README "Where the computed time goes"). Constant columns
- * come from the SELECT as bound parameters (such an insert takes its turn in that chain).
+ * insert instead of queueing behind it (README "Where the computed time goes").
  */
 function insertFromFile(client: ClickHouseClient, spool: Spool) {
   const structures = new Map<string, Promise<Map<string, string>>>();
@@ -116,17 +114,12 @@ function insertFromFile(client: ClickHouseClient, spool: Spool) {
     columns: readonly string[];
     format: EncodedRows['format'];
     body: Uint8Array;
-    constants?: Readonly<Record<string, string>>;
     settings: InsertSettings | undefined;
   }) => {
-    const constants = Object.entries(params.constants ?? {});
-    const fromFile = params.columns.filter((c) => !params.constants || !(c in params.constants));
-    const query_params: Record<string, string> = {};
-    constants.forEach(([, value], i) => (query_params[`constant${i}`] = value));
     // Checks every name is an identifier before anything is looked up (see insertInto).
-    const target = insertInto(params.table, [...constants.map(([c]) => c), ...fromFile]);
+    const target = insertInto(params.table, params.columns);
     const types = await typesOf(params.table);
-    const structure = fromFile.map((c) => {
+    const structure = params.columns.map((c) => {
       const type = types.get(c);
       if (!type) throw new Error(`unknown column ${params.table}.${c}`);
       // Parsing straight into LowCardinality costs a dictionary lookup per value and row; read
@@ -134,15 +127,10 @@ function insertFromFile(client: ClickHouseClient, spool: Spool) {
       return `${c} ${type.replace(/^LowCardinality\((.+)\)$/, '$1')}`;
     });
     const file = spool.write(params.body, params.format);
-    // `format` is one of EncodedRows' formats; the constants are bound.
-    const statement =
-      `${target} SELECT ${constants.map((_, i) => `{constant${i}:String}, `).join('')}* FROM file(${sqlString(file)}, ${params.format}, ${sqlString(structure.join(', '))})`;
+    // `format` is one of EncodedRows' formats.
+    const statement = `${target} SELECT * FROM file(${sqlString(file)}, ${params.format}, ${sqlString(structure.join(', '))})`;
     try {
-      await client.command({
-        query: statement,
-        ...(constants.length > 0 ? { query_params } : {}),
-        clickhouse_settings: params.settings,
-      });
+      await client.command({ query: statement, clickhouse_settings: params.settings });
     } finally {
       spool.remove(file);
     }

@@ -31,11 +31,6 @@ export class EncodedRows {
   /** The columns each row holds, in order (RowBinary has no names). */
   readonly columns: readonly string[];
   readonly format: 'JSONEachRow' | 'RowBinary';
-  /**
-   * Column values shared by every row, left out of the rows themselves (a bulk import's project
-   * id: less to encode and to parse).
-   */
-  readonly constants?: Readonly<Record<string, string>>;
   /** The projects the rows belong to, when the encoder kept them (moves their data versions; unknown moves every project's). */
   readonly projectIds?: readonly string[];
   /** The earliest `ts` among the rows as stored text, when the encoder kept it (see versioned-row-store.ts touchesClosedHours). */
@@ -47,7 +42,6 @@ export class EncodedRows {
     body: string | Uint8Array;
     columns: readonly string[];
     format?: 'JSONEachRow' | 'RowBinary';
-    constants?: Readonly<Record<string, string>>;
     projectIds?: readonly string[];
     earliest?: string;
     latest?: string;
@@ -55,19 +49,9 @@ export class EncodedRows {
     this.body = rows.body;
     this.columns = rows.columns;
     this.format = rows.format ?? 'JSONEachRow';
-    this.constants = rows.constants;
     this.projectIds = rows.projectIds;
     this.earliest = rows.earliest;
     this.latest = rows.latest;
-  }
-
-  /** The body with the constants written back into every row, for paths that cannot add them. */
-  bytesWithConstants(): Uint8Array {
-    const body = this.bytes();
-    if (!this.constants) return body;
-    const prefix = JSON.stringify(this.constants).slice(0, -1);
-    const text = new TextDecoder().decode(body);
-    return Buffer.from(text.replace(/^\{(\}?)/gm, (_, empty: string) => (empty ? `${prefix}}` : `${prefix},`)));
   }
 
   /** The body as bytes (UTF-8), without a copy when it already is. */
@@ -136,8 +120,7 @@ export const rowsAsObjects: InsertWithRows = async (client, target, rows, settin
 
 /**
  * A ClickHouse server over HTTP (@clickhouse/client on Node, client-web on Workers). Row objects
- * go through the client's insert; encoded JSON rows, constants written back into them, are sent
- * by `insertWithRows`.
+ * go through the client's insert; encoded JSON rows are sent by `insertWithRows`.
  */
 export function serverRowStore(client: ClickHouseClient, insertWithRows: InsertWithRows): RowStore {
   return {
@@ -148,8 +131,7 @@ export function serverRowStore(client: ClickHouseClient, insertWithRows: InsertW
         return;
       }
       if (rows.format !== 'JSONEachRow') throw new Error(`a ClickHouse server takes encoded rows as JSONEachRow, not ${rows.format}`);
-      const columns = rows.constants ? [...new Set([...rows.columns, ...Object.keys(rows.constants)])] : rows.columns;
-      await insertWithRows(client, { table, columns }, rows.bytesWithConstants(), clickhouse_settings);
+      await insertWithRows(client, { table, columns: rows.columns }, rows.bytes(), clickhouse_settings);
     },
     ping: pingOf(client),
   };

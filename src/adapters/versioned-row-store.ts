@@ -5,11 +5,7 @@ import { EncodedRows, type RowStore, type Rows } from './row-store.js';
 
 /** The projects `rows` belong to, or 'all' when they cannot be told without decoding them. */
 export function projectsOf(rows: Rows): readonly string[] | 'all' {
-  if (rows instanceof EncodedRows) {
-    const constant = rows.constants?.project_id;
-    if (constant !== undefined) return [constant];
-    return rows.projectIds ?? 'all';
-  }
+  if (rows instanceof EncodedRows) return rows.projectIds ?? 'all';
   const ids = new Set<string>();
   for (const row of rows) {
     if (typeof row.project_id !== 'string') return 'all';

@@ -42,11 +42,11 @@ export async function insertLines(
   store: RowStore,
   table: IngestTable,
   body: string | Uint8Array,
-  opts: InsertOptions & Pick<ConstructorParameters<typeof EncodedRows>[0], 'format' | 'constants' | 'projectIds' | 'earliest' | 'latest'> & { columns?: readonly string[] },
+  opts: InsertOptions & Pick<ConstructorParameters<typeof EncodedRows>[0], 'format' | 'projectIds' | 'earliest' | 'latest'> & { columns?: readonly string[] },
 ): Promise<void> {
   if (body.length === 0) return;
-  const { format, constants, projectIds, earliest, latest, columns = TABLE_COLUMNS[table], ...insert } = opts;
-  await store.insert(table, new EncodedRows({ body, columns, format, constants, projectIds, earliest, latest }), insert);
+  const { format, projectIds, earliest, latest, columns = TABLE_COLUMNS[table], ...insert } = opts;
+  await store.insert(table, new EncodedRows({ body, columns, format, projectIds, earliest, latest }), insert);
 }
 
 const DAY_MS = 86_400_000;

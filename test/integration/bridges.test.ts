@@ -74,16 +74,6 @@ describe('the server row store over HTTP (CLICKHOUSE_URL)', () => {
         { path: '/p2', visitor_id: '2' },
         { path: '/p3', visitor_id: '3' },
       ]);
-      // Rows without the project id, supplied once as a constant (as an import sends them).
-      const constant = unique('prj_const');
-      const bare = [4, 5].map((i) => rowLine({ ts: `2026-01-0${i} 10:00:00.000`, kind: 'pageview', visitor_id: String(i), session_id: '7', path: `/p${i}` })).join('');
-      await insertLines(rowStore, 'events', bare, { token: unique('tok'), constants: { project_id: constant } });
-      const withConstant = await h.deps.clickhouse.query({
-        query: 'SELECT path FROM events WHERE project_id = {p:String} ORDER BY path',
-        query_params: { p: constant },
-        format: 'JSONEachRow',
-      });
-      expect(await withConstant.json()).toEqual([{ path: '/p4' }, { path: '/p5' }]);
       expect(await rowStore.ping()).toBe(true);
       await close();
     });

@@ -132,14 +132,14 @@ describe('RowBinary import rows', () => {
   it('writes every events column a live row sets, session_floor (DateTime: seconds) included', async () => {
     const projectId = unique('prj');
     const types = await h.deps.rowStore.rowBinaryTypes!('events');
-    const encode = rowBinaryEncoder(TABLE_COLUMNS.events.filter((name) => name !== 'project_id').map((name) => ({ name, type: types.get(name)! })));
+    const encode = rowBinaryEncoder(TABLE_COLUMNS.events.map((name) => ({ name, type: types.get(name)! })));
     const w = new RowBinaryWriter(64);
     // Recent: rows older than the retention would be dropped by the TTL.
     const ts = Math.floor(Date.now() / 1000) * 1000 + 123;
     const floor = ts / 1000 - 1800.123;
-    encode(w, { ts, kind: 'pageview', visitor_id: '1', session_id: '2', session_floor: floor, path: '/' });
+    encode(w, { project_id: projectId, ts, kind: 'pageview', visitor_id: '1', session_id: '2', session_floor: floor, path: '/' });
     const columns = TABLE_COLUMNS.events;
-    await insertLines(h.deps.rowStore, 'events', w.bytes(), { token: unique('t'), format: 'RowBinary', columns, constants: { project_id: projectId } });
+    await insertLines(h.deps.rowStore, 'events', w.bytes(), { token: unique('t'), format: 'RowBinary', columns, projectIds: [projectId] });
     const rs = await h.deps.clickhouse.query({
       query: 'SELECT toUnixTimestamp(session_floor) AS floor, toUnixTimestamp64Milli(ts) AS ts, path FROM events WHERE project_id = {projectId:String}',
       query_params: { projectId },

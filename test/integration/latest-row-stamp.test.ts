@@ -144,7 +144,7 @@ describe('latest-row stamps in Redis', () => {
     expect(await stampOf(versions, 'prj_a')).toBeNull();
     expect(await stampOf(versions, 'prj_b')).toBe(Date.parse('2026-03-08T14:00:00.000Z'));
     // An import's rows (the encoder kept no latest).
-    await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], constants: { project_id: 'prj_b' } }));
+    await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], projectIds: ['prj_b'] }));
     expect(await stampOf(versions, 'prj_b')).toBeNull();
   });
 });

@@ -215,11 +215,10 @@ describe('data versions', () => {
 });
 
 describe('the projects an insert writes', () => {
-  it('reads them from row objects, a bulk constant or the encoder’s list; unknown means every project', () => {
+  it('reads them from row objects or the encoder’s list; unknown means every project', () => {
     expect(projectsOf([{ project_id: 'prj_a' }, { project_id: 'prj_b' }, { project_id: 'prj_a' }])).toEqual(['prj_a', 'prj_b']);
     expect(projectsOf([{ project_id: 'prj_a' }, { ts: 1 }])).toBe('all');
     const body = '{"ts":"2026-01-01 00:00:00.000"}\n';
-    expect(projectsOf(new EncodedRows({ body, columns: ['ts'], constants: { project_id: 'prj_c' } }))).toEqual(['prj_c']);
     expect(projectsOf(new EncodedRows({ body, columns: ['ts'], projectIds: ['prj_d'] }))).toEqual(['prj_d']);
     expect(projectsOf(new EncodedRows({ body, columns: ['ts'] }))).toBe('all');
   });
@@ -254,7 +253,7 @@ describe('the projects an insert writes', () => {
     await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], projectIds: ['p'], earliest: thisHour }));
     await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], projectIds: ['p'], earliest: lastHour }));
     // Unknown: an import's rows, a replayed batch.
-    await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], constants: { project_id: 'p' } }));
+    await store.insert('events', new EncodedRows({ body: '{}\n', columns: ['ts'], projectIds: ['p'] }));
     // Bot hits are not what visits are summed from.
     await store.insert('bot_hits', [{ project_id: 'p', ts: lastHour }]);
     // An event without a session floor: its visit may reach back into closed hours.
