@@ -67,9 +67,10 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
     return { connection, client };
   };
   const reads = connect();
-  // Inserts go on a connection of their own: a connection runs one statement at a time, and a
-  // live batch's insert (unbound, so outside chdb's one chain of bound statements) would hold
-  // every read asked meanwhile (README "Where the computed time goes").
+  // Inserts go on a connection of their own: a connection runs one statement at a time, and an
+  // insert (unbound, so outside chdb's one chain of bound statements: a live batch's raw rows, an
+  // import block's spool file) would hold every read asked meanwhile (README "Where the computed
+  // time goes").
   const writes = connect();
   // Bulk bodies are handed over as files (see embeddedRowStore).
   const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));

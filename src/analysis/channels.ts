@@ -147,7 +147,6 @@ const RULES: readonly (readonly [Cond, Channel])[] = [
 ];
 const FALLBACK: Channel = 'Other';
 
-
 function condSql(c: Cond, col: Record<Field, string>): string {
   if ('all' in c) return `(${c.all.map((x) => condSql(x, col)).join(' AND ')})`;
   if ('any' in c) return `(${c.any.map((x) => condSql(x, col)).join(' OR ')})`;

@@ -79,8 +79,9 @@ export interface RowColumn {
 export const IMPORT_COLUMNS: readonly string[] = TABLE_COLUMNS.events.filter((name) => name !== 'session_floor');
 
 /**
- * The columns of RowBinary import rows (IMPORT_COLUMNS with the table's own types) when the store takes them (RowStore.rowBinaryTypes); undefined for other stores, which
- * get JSON rows. Plain data, so a worker thread can build the same encoder.
+ * The columns of RowBinary import rows (IMPORT_COLUMNS with the table's own types) when the store
+ * takes them (RowStore.rowBinaryTypes); undefined for other stores, which get JSON rows. Plain
+ * data, so a worker thread can build the same encoder.
  */
 export async function importRowColumns(store: RowStore): Promise<RowColumn[] | undefined> {
   if (!store.rowBinaryTypes) return undefined;
