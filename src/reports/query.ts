@@ -137,15 +137,22 @@ export function dailyRowsFitBuckets(period: ResolvedPeriod): boolean {
   return period.granularity !== 'hour' && period.buckets.every((b) => b % DAY_MS === 0);
 }
 
+/** The instants (epoch ms) of the bounds periodParams sets. */
+function boundsOf(params: QueryParams) {
+  const [from, to, rollupFrom, rollupTo, dayFrom, dayTo] = [params.from, params.to, params.rollupFrom, params.rollupTo, params.dayFrom, params.dayTo].map(fromClickHouseDateTime);
+  return { from, to, rollupFrom, rollupTo, dayFrom, dayTo };
+}
 
 /** Whether the period's bounds both fall inside the rollup range (periodParams), so no raw slice holds a row. */
 function rawSlicesEmpty(params: QueryParams): boolean {
-  return fromClickHouseDateTime(params.from) === fromClickHouseDateTime(params.rollupFrom) && fromClickHouseDateTime(params.rollupTo) >= fromClickHouseDateTime(params.to);
+  const b = boundsOf(params);
+  return b.from === b.rollupFrom && b.rollupTo >= b.to;
 }
 
 /** Whether the rollup range is whole UTC days (periodParams), so no 15-minute edge row is read. */
 function edgesEmpty(params: QueryParams): boolean {
-  return fromClickHouseDateTime(params.rollupFrom) === fromClickHouseDateTime(params.dayFrom) && fromClickHouseDateTime(params.dayTo) === fromClickHouseDateTime(params.rollupTo);
+  const b = boundsOf(params);
+  return b.rollupFrom === b.dayFrom && b.dayTo === b.rollupTo;
 }
 
 function convert(kind: ColumnKind, value: unknown): unknown {
