@@ -33,7 +33,7 @@ const yieldToEventLoop = (): Promise<void> =>
   new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
 /** Bytes per chunk handed to a parser: large enough that per-chunk costs vanish, small enough to overlap. */
-const CHUNK_BYTES = 1 << 20;
+export const CHUNK_BYTES = 1 << 20;
 /** Chunks being parsed at once (ahead of the block being assembled). */
 const MAX_PARSES_IN_FLIGHT = 4;
 
@@ -41,13 +41,15 @@ const MAX_PARSES_IN_FLIGHT = 4;
 const OVERLONG_LINE = Buffer.from(`${'x'.repeat(MAX_LINE_CHARS + 1)}\n`);
 
 /**
- * Cuts a byte stream into chunks of whole lines (about CHUNK_BYTES each; the body's last line may
- * lack its newline), holding at most one chunk and one partial line. A newline byte never occurs
- * inside a multi-byte UTF-8 character, so every chunk decodes on its own. A line still open after
- * CHUNK_BYTES is far over the line limit: its bytes are dropped as they come and one over-long
- * stand-in takes its place, so memory stays bounded and the line is still reported by number.
+ * Cuts a byte stream into chunks of whole lines (at most CHUNK_BYTES each; the body's last line may
+ * lack its newline), holding at most one piece of the stream and one partial line. A piece larger
+ * than CHUNK_BYTES (a buffered body arrives as one) is cut too, so that the first blocks are
+ * inserted while the rest is parsed. A newline byte never occurs inside a multi-byte UTF-8
+ * character, so every chunk decodes on its own. A line still open after CHUNK_BYTES is far over
+ * the line limit: its bytes are dropped as they come and one over-long stand-in takes its place,
+ * so memory stays bounded and the line is still reported by number.
  */
-async function* wholeLineChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+export async function* wholeLineChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
   let parts: Uint8Array[] = [];
   let size = 0;
   let skipping = false;
@@ -63,18 +65,27 @@ async function* wholeLineChunks(body: ReadableStream<Uint8Array>): AsyncGenerato
     parts.push(bytes);
     size += bytes.byteLength;
     if (size < CHUNK_BYTES) continue;
-    const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
-    const cut = joined.lastIndexOf(0x0a);
-    if (cut === -1) {
-      skipping = true;
-      parts = [];
-      size = 0;
-      continue;
+    // Starts at a line's start: every cut below and above ends at a newline.
+    let joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+    while (joined.byteLength >= CHUNK_BYTES) {
+      const cut = joined.lastIndexOf(0x0a, CHUNK_BYTES - 1);
+      if (cut !== -1) {
+        yield joined.subarray(0, cut + 1);
+        joined = joined.subarray(cut + 1);
+        continue;
+      }
+      // No line ends within CHUNK_BYTES: the first line is over-long.
+      const end = joined.indexOf(0x0a, CHUNK_BYTES);
+      if (end === -1) {
+        skipping = true;
+        joined = joined.subarray(joined.byteLength);
+        break;
+      }
+      yield OVERLONG_LINE;
+      joined = joined.subarray(end + 1);
     }
-    yield joined.subarray(0, cut + 1);
-    const rest = joined.subarray(cut + 1);
-    parts = rest.byteLength > 0 ? [rest] : [];
-    size = rest.byteLength;
+    parts = joined.byteLength > 0 ? [joined] : [];
+    size = joined.byteLength;
   }
   if (skipping) yield OVERLONG_LINE;
   else if (size > 0) yield parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
