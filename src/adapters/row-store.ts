@@ -71,6 +71,8 @@ export interface InsertOptions {
   dateFormat?: 'basic' | 'best_effort';
   /** Feed the rollup views in parallel threads: faster bulk loads, but it competes with request handling. */
   parallelViews?: boolean;
+  /** A bulk load: runs below every other statement's priority, so the engine pauses it while reads run (see clickhouseSettings). */
+  yieldToReads?: boolean;
 }
 
 export type InsertSettings = NonNullable<Parameters<ClickHouseClient['insert']>[0]['clickhouse_settings']>;
@@ -90,6 +92,7 @@ export function insertSettings(opts: InsertOptions | undefined): InsertSettings 
     // Tables are partitioned by month; an import block may span years of history (a part per
     // month and table), which the default limit of 100 would refuse as a whole.
     max_partitions_per_insert_block: '1000',
+    ...(opts.yieldToReads ? { priority: '2' } : {}),
   };
 }
 

@@ -58,4 +58,27 @@ describe('the embedded engine answers reads while rows are inserted', () => {
     expect(body.length).toBeGreaterThan(8 << 20);
     expect(await readAnsweredDuringInsert(new EncodedRows({ body, columns: ['n'] }), count)).toBe(true);
   });
+
+  it('a bulk insert that yields to reads (an import block) runs at a lower priority than the reads asked meanwhile', async () => {
+    const count = 700_000;
+    let body = '';
+    for (let n = 0; n < count; n++) body += `{"n":${n + 2_000_000}}\n`;
+    const before = await stored();
+    let insertEnded = false;
+    const rows = new EncodedRows({ body, columns: ['n'] });
+    const insert = ch.rowStore.insert('batch_rows', rows, { token: `yield-${process.pid}-${Date.now()}`, yieldToReads: true }).then(() => (insertEnded = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(insertEnded).toBe(false);
+    // The engine lists each running statement with the settings it changed: the insert's and this read's own priority.
+    const rs = await ch.client.query({
+      query: "SELECT query_kind AS kind, Settings['priority'] AS priority FROM system.processes WHERE query_kind IN ('Insert', 'Select') ORDER BY kind",
+      format: 'JSONEachRow',
+    });
+    expect(await rs.json()).toEqual([
+      { kind: 'Insert', priority: '2' },
+      { kind: 'Select', priority: '1' },
+    ]);
+    await insert;
+    expect(await stored()).toBe(before + count);
+  });
 });

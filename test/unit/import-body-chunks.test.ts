@@ -80,8 +80,10 @@ describe('an import whose body arrives in one piece', () => {
     const parsedAtInsert: number[] = [];
     let rows = 0;
     const store: RowStore = {
-      insert: async (_table, encoded) => {
+      insert: async (_table, encoded, opts) => {
         parsedAtInsert.push(parsedChunks);
+        // Import blocks run below reads' priority (README "Performance").
+        expect(opts?.yieldToReads).toBe(true);
         // Without RowBinary types the store gets JSONEachRow: a row a line.
         if (!(encoded instanceof EncodedRows)) throw new Error('expected encoded rows');
         rows += String(Buffer.from(encoded.bytes())).split('\n').filter(Boolean).length;
