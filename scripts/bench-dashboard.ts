@@ -1,8 +1,10 @@
 /**
- * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--shape live|bulk] [--runs 20] [--periods 24h,30d,90d] [--reload] [--import-only] [--import-concurrency 1]`): what
+ * Dashboard benchmark (`npm run bench:dashboard [-- --events 1000000] [--shape live|bulk] [--runs 20] [--periods 24h,30d,90d] [--reload] [--import-only] [--during-import] [--import-concurrency 1]`): what
  * a user waits for, on data shaped like production and loaded the way production loads it.
  *
- * `--import-only` stops after the import's figures.
+ * `--import-only` stops after the import's figures. `--during-import` (on a copy of the store, removed
+ * after) times only computed 30d dashboards asked back to back while another project imports 300,000
+ * events, against the same dashboards alone.
  *
  * Starts the app in-process as `npm start` wires it (buildNodeRuntime + createApp, embedded
  * ClickHouse in `.bench-data/dashboard-<events>[-bulk]/`, the batching sink with its journal, Redis db 10),
@@ -24,7 +26,7 @@
  *
  * Environment: BENCH_REDIS_URL (default redis://127.0.0.1:6379/10; only bench keys are written).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { withQuery } from '../src/adapters/clickhouse.js';
@@ -212,9 +214,16 @@ async function main() {
   const periods = (argValue('periods') ?? '24h,30d,90d').split(',');
   const dataShape = (argValue('shape') ?? 'live') as Shape;
   if (!(dataShape in POOL_PER_EVENT)) throw new Error(`--shape must be one of: ${Object.keys(POOL_PER_EVENT).join(', ')}`);
-  const dataDir = resolve('.bench-data', dataShape === 'live' ? `dashboard-${events}` : `dashboard-${events}-${dataShape}`);
+  const storeDir = resolve('.bench-data', dataShape === 'live' ? `dashboard-${events}` : `dashboard-${events}-${dataShape}`);
+  // `--during-import` stores another project's rows: it runs on a copy of the store, removed at the end.
+  const duringImport = process.argv.includes('--during-import');
+  const dataDir = duringImport ? `${storeDir}-scratch` : storeDir;
   const metaFile = join(dataDir, 'bench-dashboard.json');
-  if (process.argv.includes('--reload')) rmSync(dataDir, { recursive: true, force: true });
+  if (process.argv.includes('--reload')) rmSync(storeDir, { recursive: true, force: true });
+  if (duringImport) {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (existsSync(join(storeDir, 'bench-dashboard.json'))) cpSync(storeDir, dataDir, { recursive: true });
+  }
   const reuse = existsSync(metaFile);
   if (!reuse) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
@@ -245,9 +254,12 @@ async function main() {
       id: PROJECT_ID, name: 'Dashboard bench', domain: DOMAIN, timeZone: 'UTC', publicStatsEnabled: false,
       brandColor: null, icon: null, createdAt: new Date(now - DAYS * DAY_MS).toISOString(), ownerId: account.id,
     };
-    await saveProject(deps.redis, project);
-    await deps.redis.set(ProjectKeys.domain(DOMAIN), project.id);
-    await deps.redis.hset(ProjectKeys.members(project.id), { [account.id]: 'owner' });
+    const register = async (p: Project) => {
+      await saveProject(deps.redis, p);
+      await deps.redis.set(ProjectKeys.domain(p.domain), p.id);
+      await deps.redis.hset(ProjectKeys.members(p.id), { [account.id]: 'owner' });
+    };
+    await register(project);
     for (const goal of await goalStore.list(deps.redis, project.id)) await goalStore.remove(deps.redis, project.id, goal.id);
     for (const goal of GOALS) await goalStore.create(deps.redis, project.id, { ...goal, target: null }, now, MAX_GOALS);
     // The app's engine handle, counting each query and its time while a report is traced.
@@ -265,6 +277,13 @@ async function main() {
     const computedApp = createApp(computedDeps, createServices(computedDeps));
     const answers = deps.answers!;
     const auth = { Authorization: `Bearer ${key}` };
+    /** One import request into `domain`'s project: the lines it stored. */
+    const importInto = async (domain: string, body: string) => {
+      const res = await app.request(`/api/v1/projects/${domain}/import`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/x-ndjson' }, body });
+      const answer = (await res.json()) as { imported: number; rejected: number; errors: unknown[] };
+      if (res.status !== 200 || answer.rejected) throw new Error(`import: ${res.status} ${JSON.stringify(answer).slice(0, 500)}`);
+      return answer.imported;
+    };
 
     console.log(`# dashboard benchmark — ${new Date().toISOString()}, node ${process.version}, ${load()}`);
     console.log(hostCalibrationLine());
@@ -284,16 +303,10 @@ async function main() {
       // `--import-concurrency N`: the client sends N requests at once (their bodies built before, their wall time counted once).
       const concurrency = intArg('import-concurrency', 1);
       const bodies: string[] = [];
-      const importOne = async (body: string) => {
-        const res = await app.request(`/api/v1/projects/${DOMAIN}/import`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/x-ndjson' }, body });
-        const answer = (await res.json()) as { imported: number; rejected: number; errors: unknown[] };
-        if (res.status !== 200 || answer.rejected) throw new Error(`import: ${res.status} ${JSON.stringify(answer).slice(0, 500)}`);
-        return answer.imported;
-      };
       const send = async () => {
         const t = performance.now();
         const cpu = process.cpuUsage();
-        const counts = await Promise.all(bodies.splice(0).map(importOne));
+        const counts = await Promise.all(bodies.splice(0).map((body) => importInto(DOMAIN, body)));
         inServer += performance.now() - t;
         const used = process.cpuUsage(cpu);
         cpuInServer += (used.user + used.system) / 1000;
@@ -421,6 +434,30 @@ async function main() {
     console.log(`\nlive trickle: ${liveRate} events/s through POST /api/event (batcher flush every ${config.INGEST_FLUSH_MS} ms); ${runs} runs per figure after one warm-up`);
     console.log('"computed": the app without the answer cache (every answer computed: what a miss costs); "served": the app as `npm start` runs it,');
     console.log('with the answer cache (an answer is reused only while the project\'s data version stays, so the trickle\'s flushes force recomputation)\n');
+    if (duringImport) {
+      // Another project's import (three 100,000-line requests of the same shape) while computed 30d
+      // dashboards of this one are asked back to back: what a viewer meets during a bulk load.
+      const other: Project = { ...project, id: 'prj_benchduringimport000', name: 'Imported meanwhile', domain: 'bench-during-import.example' };
+      await register(other);
+      const lines = [...eventLines(3 * LINES_PER_REQUEST, Date.now(), other.domain, dataShape)];
+      const bodies = [0, 1, 2].map((i) => lines.slice(i * LINES_PER_REQUEST, (i + 1) * LINES_PER_REQUEST).join('\n') + '\n');
+      const computedDashboard = () => dashboard('30d', computedApp);
+      const alone = await quietly(() => timeRuns(runs, computedDashboard, settle));
+      let importing = true;
+      const started = performance.now();
+      const importing3 = (async () => {
+        for (const body of bodies) await importInto(other.domain, body);
+        importing = false;
+      })();
+      const during: number[] = [];
+      while (importing) during.push(await time(computedDashboard));
+      await importing3;
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`dashboards during an import (${lines.length.toLocaleString('en')} events into another project, in 3 requests), 30d, computed:`);
+      console.log(`  alone: p50 ${ms(percentile(alone, 50))}, p95 ${ms(percentile(alone, 95))} ms`);
+      console.log(`  during the import: ${during.length} in ${seconds.toFixed(1)} s, p50 ${ms(percentile(during, 50))}, p95 ${ms(percentile(during, 95))} ms; the import meanwhile ${Math.round(lines.length / seconds).toLocaleString('en')} events/s; ${load()}`);
+      return;
+    }
     const rows: string[][] = [];
     const singles: Record<string, number> = {};
     for (const period of periods) {
@@ -575,6 +612,7 @@ async function main() {
   } finally {
     stopLive();
     await runtime.close();
+    if (duringImport) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
