@@ -445,13 +445,13 @@ async function main() {
       const alone = await quietly(() => timeRuns(runs, computedDashboard, settle));
       let importing = true;
       const started = performance.now();
-      const importing3 = (async () => {
+      const importDone = (async () => {
         for (const body of bodies) await importInto(other.domain, body);
         importing = false;
       })();
       const during: number[] = [];
       while (importing) during.push(await time(computedDashboard));
-      await importing3;
+      await importDone;
       const seconds = (performance.now() - started) / 1000;
       console.log(`dashboards during an import (${lines.length.toLocaleString('en')} events into another project, in 3 requests), 30d, computed:`);
       console.log(`  alone: p50 ${ms(percentile(alone, 50))}, p95 ${ms(percentile(alone, 95))} ms`);
