@@ -227,7 +227,7 @@ export async function generateLiveEvents(store: RowStore, scale: number, log: (l
     await inFlight;
     inFlight = (async () => {
       const t = Date.now();
-      await insertLines(store, 'events', body, encode ? { token, format: 'RowBinary', parallelViews: true } : { token });
+      await insertLines(store, 'events', body, encode ? { token, format: 'RowBinary', bulk: true } : { token });
       insertMs += Date.now() - t;
     })();
     if (Date.now() - lastLog > 30_000) {

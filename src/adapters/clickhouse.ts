@@ -10,7 +10,7 @@ export const clickhouseSettings = {
   // Our `x IN (SELECT …)` sets are of session ids, which no table is sorted by: built for index
   // analysis as well, such a set cost 620 ms where the lookup itself cost 110 (README "Analysis").
   use_index_for_in_with_subqueries: 0,
-  // Everything the app sends runs at priority 1; a bulk import's blocks run at 2 (InsertOptions.yieldToReads),
+  // Everything the app sends runs at priority 1; a bulk import's blocks run at 2 (InsertOptions.bulk),
   // and the engine pauses a lower-priority statement while higher ones run (for at most
   // low_priority_query_wait_time_ms at a time), so a dashboard asked during an import gets the cores.
   priority: '1',

@@ -69,10 +69,12 @@ export interface InsertOptions {
   token: string;
   /** `basic` when every `ts` is already `YYYY-MM-DD hh:mm:ss.sss` (faster); default accepts any ISO form. */
   dateFormat?: 'basic' | 'best_effort';
-  /** Feed the rollup views in parallel threads: faster bulk loads, but it competes with request handling. */
-  parallelViews?: boolean;
-  /** A bulk load: runs below every other statement's priority, so the engine pauses it while reads run (see clickhouseSettings). */
-  yieldToReads?: boolean;
+  /**
+   * A bulk load (an import block): the rollup views are fed in parallel threads (faster, but it
+   * competes with request handling), and the statement runs below every other statement's
+   * priority, so the engine pauses it while reads run (see clickhouseSettings).
+   */
+  bulk?: boolean;
 }
 
 export type InsertSettings = NonNullable<Parameters<ClickHouseClient['insert']>[0]['clickhouse_settings']>;
@@ -85,14 +87,14 @@ export function insertSettings(opts: InsertOptions | undefined): InsertSettings 
     deduplicate_blocks_in_dependent_materialized_views: 1,
     insert_deduplication_token: opts.token,
     date_time_input_format: opts.dateFormat ?? 'best_effort',
-    parallel_view_processing: opts.parallelViews ? 1 : 0,
+    parallel_view_processing: opts.bulk ? 1 : 0,
     // Each view's SELECT already groups its block by the rollup key; merging the result again
     // on insert is redundant work (~8% of a bulk insert). Background merges still combine parts.
     optimize_on_insert: 0,
     // Tables are partitioned by month; an import block may span years of history (a part per
     // month and table), which the default limit of 100 would refuse as a whole.
     max_partitions_per_insert_block: '1000',
-    ...(opts.yieldToReads ? { priority: '2' } : {}),
+    ...(opts.bulk ? { priority: '2' } : {}),
   };
 }
 

@@ -189,7 +189,7 @@ async function insertWithRetry(
     try {
       // Each row carries its project id rather than the statement: a statement with no bound value
       // runs beside users' reads on the embedded engine (README "Where the computed time goes").
-      await insertLines(store, 'events', rows, { token, format, columns: IMPORT_COLUMNS, dateFormat: 'basic', parallelViews: true, yieldToReads: true, projectIds: [projectId], latest });
+      await insertLines(store, 'events', rows, { token, format, columns: IMPORT_COLUMNS, dateFormat: 'basic', bulk: true, projectIds: [projectId], latest });
       return;
     } catch (err) {
       if (attempt >= 3) throw err;

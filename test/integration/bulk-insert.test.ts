@@ -41,8 +41,8 @@ describe('bulk inserts through the spool file (bodies of 8 MB and more)', () => 
     ).join('');
     expect(body.length).toBeGreaterThan(8 << 20);
     const token = unique('bulk-token');
-    await insertLines(h.deps.rowStore, 'events', body, { token, dateFormat: 'basic', parallelViews: true });
-    await insertLines(h.deps.rowStore, 'events', body, { token, dateFormat: 'basic', parallelViews: true });
+    await insertLines(h.deps.rowStore, 'events', body, { token, dateFormat: 'basic', bulk: true });
+    await insertLines(h.deps.rowStore, 'events', body, { token, dateFormat: 'basic', bulk: true });
     expect(await scalar('SELECT count() AS n FROM events WHERE project_id = {id:String}', projectId)).toBe(rows);
     expect(await scalar('SELECT sum(pageviews) AS n FROM stats_15m WHERE project_id = {id:String}', projectId)).toBe(rows * 0.75);
     expect(await scalar('SELECT sum(pageviews) AS n FROM pages_1d WHERE project_id = {id:String}', projectId)).toBe(rows * 0.75);

@@ -66,7 +66,7 @@ describe('the embedded engine answers reads while rows are inserted', () => {
     const before = await stored();
     let insertEnded = false;
     const rows = new EncodedRows({ body, columns: ['n'] });
-    const insert = ch.rowStore.insert('batch_rows', rows, { token: `yield-${process.pid}-${Date.now()}`, yieldToReads: true }).then(() => (insertEnded = true));
+    const insert = ch.rowStore.insert('batch_rows', rows, { token: `yield-${process.pid}-${Date.now()}`, bulk: true }).then(() => (insertEnded = true));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(insertEnded).toBe(false);
     // The engine lists each running statement with the settings it changed: the insert's and this read's own priority.

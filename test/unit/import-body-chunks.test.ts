@@ -83,7 +83,7 @@ describe('an import whose body arrives in one piece', () => {
       insert: async (_table, encoded, opts) => {
         parsedAtInsert.push(parsedChunks);
         // Import blocks run below reads' priority (README "Performance").
-        expect(opts?.yieldToReads).toBe(true);
+        expect(opts?.bulk).toBe(true);
         // Without RowBinary types the store gets JSONEachRow: a row a line.
         if (!(encoded instanceof EncodedRows)) throw new Error('expected encoded rows');
         rows += String(Buffer.from(encoded.bytes())).split('\n').filter(Boolean).length;
