@@ -142,18 +142,13 @@ function boundsOf(params: QueryParams) {
   const [from, to, rollupFrom, rollupTo, dayFrom, dayTo] = [params.from, params.to, params.rollupFrom, params.rollupTo, params.dayFrom, params.dayTo].map(fromClickHouseDateTime);
   return { from, to, rollupFrom, rollupTo, dayFrom, dayTo };
 }
+type Bounds = ReturnType<typeof boundsOf>;
 
 /** Whether the period's bounds both fall inside the rollup range (periodParams), so no raw slice holds a row. */
-function rawSlicesEmpty(params: QueryParams): boolean {
-  const b = boundsOf(params);
-  return b.from === b.rollupFrom && b.rollupTo >= b.to;
-}
+const rawSlicesEmpty = (b: Bounds): boolean => b.from === b.rollupFrom && b.rollupTo >= b.to;
 
 /** Whether the rollup range is whole UTC days (periodParams), so no 15-minute edge row is read. */
-function edgesEmpty(params: QueryParams): boolean {
-  const b = boundsOf(params);
-  return b.rollupFrom === b.dayFrom && b.dayTo === b.rollupTo;
-}
+const edgesEmpty = (b: Bounds): boolean => b.rollupFrom === b.dayFrom && b.dayTo === b.rollupTo;
 
 function convert(kind: ColumnKind, value: unknown): unknown {
   if (value === null || value === undefined) {
@@ -193,8 +188,9 @@ export async function queryJson(deps: Pick<Deps, 'clickhouse'>, sql: string, par
 }
 
 async function readJson(deps: Pick<Deps, 'clickhouse'>, sql: string, params: QueryParams): Promise<Record<string, unknown>[]> {
-  const sliced = rawSlicesEmpty(params) ? withoutRawSlices(sql) : sql;
-  const edged = edgesEmpty(params) ? withoutEdgeRows(sliced) : sliced;
+  const bounds = boundsOf(params);
+  const sliced = rawSlicesEmpty(bounds) ? withoutRawSlices(sql) : sql;
+  const edged = edgesEmpty(bounds) ? withoutEdgeRows(sliced) : sliced;
   const query = params.partTo === params.dayFrom ? withoutDayPart(edged) : edged;
   const result = await deps.clickhouse.query({ query, query_params: params, format: 'JSONEachRow' });
   return result.json<Record<string, unknown>>();
