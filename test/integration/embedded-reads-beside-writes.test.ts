@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNodeClickHouse, type NodeClickHouse } from '../../src/adapters/node-clickhouse.js';
-import { EncodedRows, type Rows } from '../../src/adapters/row-store.js';
+import { EncodedRows, type InsertOptions, type Rows } from '../../src/adapters/row-store.js';
 
 const dataDir = join(tmpdir(), `sightline-reads-beside-writes-${process.pid}`);
 let ch: NodeClickHouse;
@@ -23,19 +23,35 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Whether a bound read asked while `rows` are inserted is answered before the insert ends (and every row arrives). */
-async function readAnsweredDuringInsert(rows: Rows, count: number): Promise<boolean> {
+/**
+ * Runs `ask` 50 ms into the insert of `rows` (the insert still running then), and answers whether
+ * it was done before the insert ended; every row must arrive.
+ */
+async function askedDuringInsert(rows: Rows, count: number, ask: () => Promise<void>, opts?: InsertOptions): Promise<boolean> {
   const before = await stored();
   let insertEnded = false;
-  const insert = ch.rowStore.insert('batch_rows', rows).then(() => (insertEnded = true));
+  const insert = ch.rowStore.insert('batch_rows', rows, opts).then(() => (insertEnded = true));
   await new Promise((resolve) => setTimeout(resolve, 50));
   expect(insertEnded).toBe(false);
-  const rs = await ch.client.query({ query: 'SELECT count() AS n FROM system.one WHERE dummy < {limit:UInt8}', query_params: { limit: 1 }, format: 'JSONEachRow' });
-  expect(await rs.json()).toEqual([{ n: '1' }]);
+  await ask();
   const answeredDuringInsert = !insertEnded;
   await insert;
   expect(await stored()).toBe(before + count);
   return answeredDuringInsert;
+}
+
+/** Whether a bound read asked while `rows` are inserted is answered before the insert ends (and every row arrives). */
+const readAnsweredDuringInsert = (rows: Rows, count: number) =>
+  askedDuringInsert(rows, count, async () => {
+    const rs = await ch.client.query({ query: 'SELECT count() AS n FROM system.one WHERE dummy < {limit:UInt8}', query_params: { limit: 1 }, format: 'JSONEachRow' });
+    expect(await rs.json()).toEqual([{ n: '1' }]);
+  });
+
+/** `count` JSON rows numbered from `first`: at least 8 MB from 700,000 on, so they go through the spool file as an import block does. */
+function bulkRows(count: number, first: number): EncodedRows {
+  let body = '';
+  for (let n = 0; n < count; n++) body += `{"n":${n + first}}\n`;
+  return new EncodedRows({ body, columns: ['n'] });
 }
 
 async function stored(): Promise<number> {
@@ -52,33 +68,25 @@ describe('the embedded engine answers reads while rows are inserted', () => {
 
   it('a bound read asked during a bulk insert (an import block, through the spool file) is answered before it ends', async () => {
     const count = 700_000;
-    let body = '';
-    for (let n = 0; n < count; n++) body += `{"n":${n + 1_000_000}}\n`;
+    const rows = bulkRows(count, 1_000_000);
     // At least 8 MB, so the body goes through the spool file as an import block does.
-    expect(body.length).toBeGreaterThan(8 << 20);
-    expect(await readAnsweredDuringInsert(new EncodedRows({ body, columns: ['n'] }), count)).toBe(true);
+    expect(rows.bytes().byteLength).toBeGreaterThan(8 << 20);
+    expect(await readAnsweredDuringInsert(rows, count)).toBe(true);
   });
 
   it('a bulk insert that yields to reads (an import block) runs at a lower priority than the reads asked meanwhile', async () => {
     const count = 700_000;
-    let body = '';
-    for (let n = 0; n < count; n++) body += `{"n":${n + 2_000_000}}\n`;
-    const before = await stored();
-    let insertEnded = false;
-    const rows = new EncodedRows({ body, columns: ['n'] });
-    const insert = ch.rowStore.insert('batch_rows', rows, { token: `yield-${process.pid}-${Date.now()}`, bulk: true }).then(() => (insertEnded = true));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(insertEnded).toBe(false);
-    // The engine lists each running statement with the settings it changed: the insert's and this read's own priority.
-    const rs = await ch.client.query({
-      query: "SELECT query_kind AS kind, Settings['priority'] AS priority FROM system.processes WHERE query_kind IN ('Insert', 'Select') ORDER BY kind",
-      format: 'JSONEachRow',
-    });
-    expect(await rs.json()).toEqual([
-      { kind: 'Insert', priority: '2' },
-      { kind: 'Select', priority: '1' },
-    ]);
-    await insert;
-    expect(await stored()).toBe(before + count);
+    const priorities = async () => {
+      // The engine lists each running statement with the settings it changed: the insert's and this read's own priority.
+      const rs = await ch.client.query({
+        query: "SELECT query_kind AS kind, Settings['priority'] AS priority FROM system.processes WHERE query_kind IN ('Insert', 'Select') ORDER BY kind",
+        format: 'JSONEachRow',
+      });
+      expect(await rs.json()).toEqual([
+        { kind: 'Insert', priority: '2' },
+        { kind: 'Select', priority: '1' },
+      ]);
+    };
+    await askedDuringInsert(bulkRows(count, 2_000_000), count, priorities, { token: `yield-${process.pid}-${Date.now()}`, bulk: true });
   });
 });
