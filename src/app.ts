@@ -11,6 +11,7 @@ import { EVENT_CORS, ingestPublicRoutes } from './ingest/routes.js';
 import { ingestApiRoutes, MAX_HITS_BYTES } from './ingest/api-routes.js';
 import { MAX_EVENT_BYTES } from './ingest/record-event.js';
 import { bodyLimitLookup, bodyLimits, type BodyLimitRule } from './http/body-limit.js';
+import { countReads, type ReadRoute } from './http/reads-in-flight.js';
 import { reportRoutes } from './reports/routes.js';
 import { analysisRoutes } from './analysis/routes/index.js';
 import { goalRoutes } from './goals/routes.js';
@@ -40,6 +41,12 @@ export const BODY_LIMITS: readonly BodyLimitRule[] = [
   { method: 'POST', path: '/api/v1/projects/:domain/import', limit: 'stream' },
 ];
 
+/** POST routes that only read: a question sent as a body. Counted with every GET while answered (deps.readsInFlight). */
+export const POSTED_READS: readonly ReadRoute[] = [
+  { method: 'POST', path: '/api/v1/projects/:domain/query' },
+  { method: 'POST', path: '/mcp' },
+];
+
 /**
  * The whole service as one Hono app. It knows nothing of the runtime: the entry points build
  * `deps` (ClickHouse, Redis, clock, sink) and hand them in, and may pass the services when
@@ -54,6 +61,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   // CORS first, so even a refused event (413) can be read by the page that sent it.
   app.use('/api/event', cors(EVENT_CORS));
   app.use('*', bodyLimits(BODY_LIMITS));
+  if (deps.readsInFlight) app.use('*', countReads(deps.readsInFlight, POSTED_READS));
   app.onError((err, c) => errorResponse(c, err));
   app.notFound((c) => c.json({ error: Messages.notFound }, 404));
 

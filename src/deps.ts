@@ -22,6 +22,11 @@ export interface Deps {
   dns?: import('./ingest/enrich/bot-rdns.js').DnsResolver;
   /** Optional: parses imports off the request thread (Node: worker threads). Without it the request thread parses. */
   importParsers?: import('./ingest/import-pool.js').ImportParserPool;
+  /**
+   * Optional: the read requests being answered in this process (src/http/reads-in-flight.ts), shared
+   * by its apps; an import parses its next chunk only once they are answered or after a bounded wait.
+   */
+  readsInFlight?: import('./http/reads-in-flight.js').ReadsInFlight;
   /** Where scheduled exports are written: R2 on Workers, DATA_DIR/exports on Node. */
   exportStore?: ExportStore;
   /** Optional: resolves webhook hosts for the SSRF check (Node: node:dns). Workers check IP literals only. */

@@ -17,6 +17,7 @@ import type { Deps } from '../deps.js';
 import type { EventSink } from '../ingest/sink.js';
 import { nodeWebhookFetch } from '../jobs/node-webhook-fetch.js';
 import { nodeHostResolver } from '../net/node-host-resolver.js';
+import { createReadsInFlight } from '../http/reads-in-flight.js';
 
 export interface NodeRuntime {
   deps: Deps;
@@ -85,6 +86,8 @@ export async function buildNodeRuntime(
     geo: opts.geo,
     dns: opts.dns,
     importParsers: opts.importParsers,
+    // Counted by the app while answered; imports step aside for them (src/http/reads-in-flight.ts).
+    readsInFlight: createReadsInFlight(),
     // Webhook hosts are resolved by the system resolver and the request goes to the checked address.
     webhookResolver: nodeHostResolver(),
     webhookFetch: nodeWebhookFetch,

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../errors.js';
+import { routePattern } from './route-pattern.js';
 
 /** Largest JSON or form body of a route that names no other limit. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -16,7 +17,6 @@ export interface BodyLimitRule {
 /** Methods whose requests carry no body to limit (servers do not read one). */
 const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-const pattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_][A-Za-z0-9_]*/g, '[^/]+')}/?$`);
 
 const inUnits = (bytes: number) =>
   bytes % (1024 * 1024) === 0 ? ` (${bytes / 1024 / 1024} MB)` : bytes % 1024 === 0 ? ` (${bytes / 1024} KB)` : '';
@@ -27,7 +27,7 @@ export const bodyTooLarge = (limit: number) =>
 
 /** The limit for a request: the first matching rule's, else the default (null: no body is read). */
 export function bodyLimitLookup(rules: readonly BodyLimitRule[], fallback = DEFAULT_BODY_LIMIT) {
-  const compiled = rules.map((r) => ({ method: r.method.toUpperCase(), re: pattern(r.path), limit: r.limit }));
+  const compiled = rules.map((r) => ({ method: r.method.toUpperCase(), re: routePattern(r.path), limit: r.limit }));
   return (method: string, path: string): number | 'stream' | null => {
     const m = method.toUpperCase();
     if (BODILESS.has(m)) return null;

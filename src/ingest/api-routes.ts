@@ -11,7 +11,7 @@ import { BufferFullError } from './batcher.js';
 import { readLimited } from './body.js';
 import { HitsBody, firstIssue } from './event-schema.js';
 import { recordHits } from './hits.js';
-import { importNdjson } from './import.js';
+import { IMPORT_READ_WAIT_MS, importNdjson } from './import.js';
 import { logError } from '../log.js';
 
 /**
@@ -106,8 +106,10 @@ export function ingestApiRoutes() {
       const body = c.req.raw.body;
       if (!body) return c.json({ imported: 0, rejected: 0, errors: [] });
       try {
-        const { rowStore, importParsers } = c.get('services').deps;
-        return c.json(await importNdjson(rowStore, body, { project, batchId, parsers: importParsers }));
+        const { rowStore, importParsers, readsInFlight } = c.get('services').deps;
+        // A viewer's answer comes first: each chunk waits (a bounded time) for the reads being answered.
+        const beforeParse = readsInFlight && (() => readsInFlight.settled(IMPORT_READ_WAIT_MS));
+        return c.json(await importNdjson(rowStore, body, { project, batchId, parsers: importParsers, beforeParse }));
       } catch (err) {
         if (err instanceof ApiError) throw err;
         logError('[sightline] import failed', err);

@@ -26,7 +26,19 @@ export interface ImportOptions {
   batchRows?: number;
   /** Parses lines off the request thread (Node: worker threads); without it this thread parses. */
   parsers?: ImportParserPool;
+  /**
+   * Awaited before each chunk is handed to a parser: the import steps aside while viewers' reads are
+   * answered (src/http/reads-in-flight.ts), as its inserts do in the engine (InsertOptions.bulk).
+   */
+  beforeParse?: () => Promise<void>;
 }
+
+/**
+ * The longest an import waits for reads in flight before it parses its next chunk: the engine's
+ * `low_priority_query_wait_time_ms`, so under non-stop reading the import still goes on, as its
+ * inserts do.
+ */
+export const IMPORT_READ_WAIT_MS = 1000;
 
 /** Resolves after pending I/O callbacks have run (setImmediate on Node, a timer elsewhere). */
 const yieldToEventLoop = (): Promise<void> =>
@@ -163,6 +175,7 @@ export async function importNdjson(store: RowStore, body: ReadableStream<Uint8Ar
   const parsing: Promise<ParsedLines>[] = [];
   try {
     for await (const bytes of wholeLineChunks(body)) {
+      if (opts.beforeParse) await opts.beforeParse();
       const parsed = session.parse(bytes);
       // Answered in order below; a failure surfaces when its turn comes.
       parsed.catch(() => {});

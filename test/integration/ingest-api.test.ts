@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANALYTICS_TABLES } from '../../src/analytics-tables.js';
+import { withQuery } from '../../src/adapters/clickhouse.js';
+import { createApp } from '../../src/app.js';
+import { createServices } from '../../src/services.js';
 import { hashToUInt64 } from '../../src/ingest/enrich/visitor.js';
 import { importSessionId } from '../../src/ingest/import-chunk.js';
-import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
+import { closeHarness, countEvents, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
 
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 const GOOGLE_CRAWLER_IP = '66.249.66.1';
@@ -96,6 +99,57 @@ describe('POST /api/v1/projects/{domain}/hits', () => {
 });
 
 describe('POST /api/v1/projects/{domain}/import', () => {
+  it('answers a viewer first: while a read is being answered, the import waits for it (for a bounded time)', async () => {
+    const p = await project('imp-reads');
+    const file = Array.from({ length: 50 }, (_, i) => line({ timestamp: '2024-03-01T10:00:00Z', kind: 'pageview', visitorId: `v${i}`, sessionId: `s${i}`, url: `https://${p.domain}/` })).join('\n');
+    const reads = h.deps.readsInFlight!;
+    // A read in flight, as the app counts a report request while it is answered.
+    const endRead = reads.begin();
+    const started = performance.now();
+    let answeredAt = 0;
+    const importing = Promise.resolve(importFile(p.domain, file)).then((res) => {
+      answeredAt = performance.now();
+      return res;
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(answeredAt).toBe(0);
+    expect(await countEvents(h, p.id)).toBe(0);
+    endRead();
+    const res = await importing;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ imported: 50, rejected: 0, errors: [] });
+    expect(answeredAt - started).toBeGreaterThanOrEqual(400);
+    expect(await countEvents(h, p.id)).toBe(50);
+  });
+
+  it('counts a report request as a read while the app answers it', async () => {
+    const p = await project('imp-counted');
+    const reads = h.deps.readsInFlight!;
+    const seen: number[] = [];
+    const clickhouse = withQuery(h.deps.clickhouse, (params) => {
+      seen.push(reads.count);
+      return h.deps.clickhouse.query(params);
+    });
+    const deps = { ...h.deps, clickhouse, answers: undefined };
+    const app = createApp(deps, createServices(deps));
+    const res = await app.request(`/api/v1/projects/${p.domain}/pages?period=30d`, { headers: { Authorization: `Bearer ${owner.readKey}` } });
+    expect(res.status).toBe(200);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(Math.min(...seen)).toBe(1);
+    expect(reads.count).toBe(0);
+  });
+
+  it('goes on after the bound when a read is not answered', async () => {
+    const p = await project('imp-long-read');
+    const endRead = h.deps.readsInFlight!.begin();
+    try {
+      const res = await importFile(p.domain, line({ timestamp: '2024-03-01T10:00:00Z', kind: 'pageview', visitorId: 'v', sessionId: 's', url: `https://${p.domain}/` }));
+      expect(await res.json()).toEqual({ imported: 1, rejected: 0, errors: [] });
+    } finally {
+      endRead();
+    }
+  });
+
   it('keeps good lines, reports bad ones by line number, and maps the same ids to the same values', async () => {
     const p = await project('imp');
     const url = `https://${p.domain}/a?utm_source=mail`;

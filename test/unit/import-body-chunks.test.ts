@@ -99,3 +99,42 @@ describe('an import whose body arrives in one piece', () => {
     expect(parsedAtInsert[0]).toBeLessThan(parsedChunks / 2);
   });
 });
+
+describe('an import that steps aside for reads', () => {
+  it('hands no chunk to a parser until beforeParse lets it, and asks before every chunk', async () => {
+    let parsedChunks = 0;
+    const parsers: ImportParserPool = {
+      open: (p, columns) => {
+        const parse = createChunkParser(p, columns);
+        return {
+          parse: async (bytes) => {
+            parsedChunks++;
+            return parseLineBytes(parse, bytes);
+          },
+          close: () => {},
+        };
+      },
+      close: async () => {},
+    };
+    const store: RowStore = { insert: async () => {}, ping: async () => true };
+    let asked = 0;
+    let letGo = () => {};
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const body = linesOf(30_000);
+    const importing = importNdjson(store, new Response(body).body!, {
+      project,
+      parsers,
+      beforeParse: () => {
+        asked++;
+        return held;
+      },
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(asked).toBe(1);
+    expect(parsedChunks).toBe(0);
+    letGo();
+    expect(await importing).toEqual({ imported: 30_000, rejected: 0, errors: [] });
+    expect(parsedChunks).toBeGreaterThanOrEqual(3);
+    expect(asked).toBe(parsedChunks);
+  });
+});
