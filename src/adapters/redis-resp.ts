@@ -85,7 +85,10 @@ export async function connectRespRedis(opts: RespRedisOptions): Promise<RespRedi
       return await Promise.race([
         send(),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new StoreUnavailableError('Redis command timed out')), timeout);
+          // Timers run before the event loop reads its sockets: after the loop was held longer than
+          // the timeout (a long synchronous task, a starved host), the reply may be waiting unread.
+          // It gets one pass of I/O to arrive before the command counts as timed out.
+          timer = setTimeout(() => setImmediate(() => reject(new StoreUnavailableError('Redis command timed out'))), timeout);
         }),
       ]);
     } catch (err) {
