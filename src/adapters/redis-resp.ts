@@ -3,6 +3,7 @@ import { Redis } from '@upstash/redis';
 import type { Requester, UpstashRequest, UpstashResponse } from '@upstash/redis';
 import { StoreUnavailableError } from '../errors.js';
 import { redactSecrets } from '../log.js';
+import { timeoutAfterIo } from './timeout-after-io.js';
 
 type Command = (string | number | boolean | null)[];
 
@@ -80,15 +81,12 @@ export async function connectRespRedis(opts: RespRedisOptions): Promise<RespRedi
 
   const guarded = async (send: () => Promise<unknown>): Promise<unknown> => {
     if (!client.isReady) throw new StoreUnavailableError('Redis is not connected');
-    let timer: NodeJS.Timeout | undefined;
+    let cancelTimeout = () => {};
     try {
       return await Promise.race([
         send(),
         new Promise((_, reject) => {
-          // Timers run before the event loop reads its sockets: after the loop was held longer than
-          // the timeout (a long synchronous task, a starved host), the reply may be waiting unread.
-          // It gets one pass of I/O to arrive before the command counts as timed out.
-          timer = setTimeout(() => setImmediate(() => reject(new StoreUnavailableError('Redis command timed out'))), timeout);
+          cancelTimeout = timeoutAfterIo(timeout, () => reject(new StoreUnavailableError('Redis command timed out')));
         }),
       ]);
     } catch (err) {
@@ -99,7 +97,7 @@ export async function connectRespRedis(opts: RespRedisOptions): Promise<RespRedi
       if (err instanceof ErrorReply) return replyError(err);
       throw new StoreUnavailableError((err as Error).message);
     } finally {
-      clearTimeout(timer);
+      cancelTimeout();
     }
   };
   const run = (cmd: Command) => guarded(() => client.sendCommand(toArgs(cmd)));

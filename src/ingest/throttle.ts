@@ -2,6 +2,7 @@ import type { Redis } from '@upstash/redis';
 import { isStoreReplyError, storeReplyText } from '../errors.js';
 import { parseSession, SESSION_LUA, type Session, type SessionCall } from './enrich/session.js';
 import { logError } from '../log.js';
+import { timeoutAfterIo } from '../adapters/timeout-after-io.js';
 
 export interface ThrottleLimits {
   /** Events a project may send per second (all its visitors together). */
@@ -200,9 +201,9 @@ export class IngestThrottle {
    * 'refused' when it answered with an error (WRONGTYPE, OOM…: logged, at most every 10 s).
    */
   private async fromRedis(keys: string[], args: string[]): Promise<unknown[] | 'down' | 'refused'> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let cancelTimeout = () => {};
     const timeout = new Promise<'down'>((resolve) => {
-      timer = setTimeout(() => resolve('down'), this.timeoutMs);
+      cancelTimeout = timeoutAfterIo(this.timeoutMs, () => resolve('down'));
     });
     try {
       const answer = this.runScript(keys, args).then(
@@ -218,7 +219,7 @@ export class IngestThrottle {
       );
       return await Promise.race([answer, timeout]);
     } finally {
-      clearTimeout(timer);
+      cancelTimeout();
     }
   }
 }

@@ -1,0 +1,17 @@
+/** A pass of the event loop's I/O: setImmediate on Node, a timer elsewhere. */
+const afterIo: (run: () => void) => unknown = typeof setImmediate === 'function' ? setImmediate : (run) => setTimeout(run, 0);
+
+/**
+ * Calls `onTimeout` once `ms` have passed and one more pass of the event loop's I/O has run, unless
+ * cancelled first; returns the cancel. Timers run before the loop reads its sockets: after the
+ * loop was held longer than `ms` (a long synchronous task, a starved host) an answer may be
+ * waiting unread, and it gets that pass to arrive before the wait counts as timed out.
+ */
+export function timeoutAfterIo(ms: number, onTimeout: () => void): () => void {
+  let cancelled = false;
+  const timer = setTimeout(() => afterIo(() => cancelled || onTimeout()), ms);
+  return () => {
+    cancelled = true;
+    clearTimeout(timer);
+  };
+}
