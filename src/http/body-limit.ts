@@ -17,7 +17,6 @@ export interface BodyLimitRule {
 /** Methods whose requests carry no body to limit (servers do not read one). */
 const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-
 const inUnits = (bytes: number) =>
   bytes % (1024 * 1024) === 0 ? ` (${bytes / 1024 / 1024} MB)` : bytes % 1024 === 0 ? ` (${bytes / 1024} KB)` : '';
 

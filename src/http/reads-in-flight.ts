@@ -53,7 +53,7 @@ export function createReadsInFlight(): ReadsInFlight {
   };
 }
 
-/** A request that is not a read though its method takes a body: the ones listed here are reads. */
+/** A route that reads though its method is one that writes elsewhere (a question sent as a POST body). */
 export interface ReadRoute {
   method: string;
   /** Hono-style path, `:param` for one segment. */
