@@ -3,7 +3,7 @@ import { Redis } from '@upstash/redis';
 import type { Requester, UpstashRequest, UpstashResponse } from '@upstash/redis';
 import { StoreUnavailableError } from '../errors.js';
 import { redactSecrets } from '../log.js';
-import { timeoutAfterIo } from './timeout-after-io.js';
+import { timeoutAfterIo } from './event-loop.js';
 
 type Command = (string | number | boolean | null)[];
 

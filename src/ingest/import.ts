@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RowStore } from '../adapters/row-store.js';
 import { toClickHouseDateTime64 } from '../adapters/clickhouse-time.js';
+import { afterIo } from '../adapters/event-loop.js';
 import { createChunkParser, IMPORT_COLUMNS, importRowColumns, MAX_LINE_CHARS, parseLineBytes, type ParsedLines, type RowColumn } from './import-chunk.js';
 import type { ImportParseSession, ImportParserPool } from './import-pool.js';
 import { insertLines, RowBuffer } from './insert.js';
@@ -40,9 +41,8 @@ export interface ImportOptions {
  */
 export const IMPORT_READ_WAIT_MS = 1000;
 
-/** Resolves after pending I/O callbacks have run (setImmediate on Node, a timer elsewhere). */
-const yieldToEventLoop = (): Promise<void> =>
-  new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+/** Resolves after pending I/O callbacks have run. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => afterIo(resolve));
 
 /** Bytes per chunk handed to a parser: large enough that per-chunk costs vanish, small enough to overlap. */
 export const CHUNK_BYTES = 1 << 20;

@@ -2,7 +2,7 @@ import type { Redis } from '@upstash/redis';
 import { isStoreReplyError, storeReplyText } from '../errors.js';
 import { parseSession, SESSION_LUA, type Session, type SessionCall } from './enrich/session.js';
 import { logError } from '../log.js';
-import { timeoutAfterIo } from '../adapters/timeout-after-io.js';
+import { timeoutAfterIo } from '../adapters/event-loop.js';
 
 export interface ThrottleLimits {
   /** Events a project may send per second (all its visitors together). */

@@ -1,6 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { timeoutAfterIo } from '../../src/adapters/timeout-after-io.js';
+import { timeoutAfterIo } from '../../src/adapters/event-loop.js';
 
 /** Holds the event loop, as a long synchronous task or a starved host does. */
 const holdLoop = (ms: number) => {

@@ -1,5 +1,5 @@
-/** A pass of the event loop's I/O: setImmediate on Node, a timer elsewhere. */
-const afterIo: (run: () => void) => unknown = typeof setImmediate === 'function' ? setImmediate : (run) => setTimeout(run, 0);
+/** Runs `run` after the event loop's pending I/O callbacks: setImmediate on Node, a timer elsewhere. */
+export const afterIo: (run: () => void) => unknown = typeof setImmediate === 'function' ? setImmediate : (run) => setTimeout(run, 0);
 
 /**
  * Calls `onTimeout` once `ms` have passed and one more pass of the event loop's I/O has run, unless
