@@ -15,3 +15,25 @@ export function timeoutAfterIo(ms: number, onTimeout: () => void): () => void {
     clearTimeout(timer);
   };
 }
+
+/**
+ * `work`'s outcome, or `onTimeout()`'s (its value, or what it throws) once `ms` have passed and the
+ * loop has read its sockets once more (timeoutAfterIo). `work` is not cancelled.
+ */
+export async function withinTime<T>(work: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
+  let cancel = () => {};
+  const timedOut = new Promise<T>((resolve, reject) => {
+    cancel = timeoutAfterIo(ms, () => {
+      try {
+        resolve(onTimeout());
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+  try {
+    return await Promise.race([work, timedOut]);
+  } finally {
+    cancel();
+  }
+}

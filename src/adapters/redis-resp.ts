@@ -3,7 +3,7 @@ import { Redis } from '@upstash/redis';
 import type { Requester, UpstashRequest, UpstashResponse } from '@upstash/redis';
 import { StoreUnavailableError } from '../errors.js';
 import { redactSecrets } from '../log.js';
-import { timeoutAfterIo } from './event-loop.js';
+import { withinTime } from './event-loop.js';
 
 type Command = (string | number | boolean | null)[];
 
@@ -81,14 +81,10 @@ export async function connectRespRedis(opts: RespRedisOptions): Promise<RespRedi
 
   const guarded = async (send: () => Promise<unknown>): Promise<unknown> => {
     if (!client.isReady) throw new StoreUnavailableError('Redis is not connected');
-    let cancelTimeout = () => {};
     try {
-      return await Promise.race([
-        send(),
-        new Promise((_, reject) => {
-          cancelTimeout = timeoutAfterIo(timeout, () => reject(new StoreUnavailableError('Redis command timed out')));
-        }),
-      ]);
+      return await withinTime(send(), timeout, () => {
+        throw new StoreUnavailableError('Redis command timed out');
+      });
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
       // A reply error (WRONGTYPE, NOSCRIPT…) is the command's answer, not an outage: it goes back
@@ -96,8 +92,6 @@ export async function connectRespRedis(opts: RespRedisOptions): Promise<RespRedi
       // (node-redis throws SimpleError/BlobError, subclasses of ErrorReply; a name check misses them.)
       if (err instanceof ErrorReply) return replyError(err);
       throw new StoreUnavailableError((err as Error).message);
-    } finally {
-      cancelTimeout();
     }
   };
   const run = (cmd: Command) => guarded(() => client.sendCommand(toArgs(cmd)));

@@ -2,7 +2,7 @@ import type { Redis } from '@upstash/redis';
 import { isStoreReplyError, storeReplyText } from '../errors.js';
 import { parseSession, SESSION_LUA, type Session, type SessionCall } from './enrich/session.js';
 import { logError } from '../log.js';
-import { timeoutAfterIo } from '../adapters/event-loop.js';
+import { withinTime } from '../adapters/event-loop.js';
 
 export interface ThrottleLimits {
   /** Events a project may send per second (all its visitors together). */
@@ -201,25 +201,17 @@ export class IngestThrottle {
    * 'refused' when it answered with an error (WRONGTYPE, OOM…: logged, at most every 10 s).
    */
   private async fromRedis(keys: string[], args: string[]): Promise<unknown[] | 'down' | 'refused'> {
-    let cancelTimeout = () => {};
-    const timeout = new Promise<'down'>((resolve) => {
-      cancelTimeout = timeoutAfterIo(this.timeoutMs, () => resolve('down'));
-    });
-    try {
-      const answer = this.runScript(keys, args).then(
-        (reply) => (Array.isArray(reply) ? reply : ('down' as const)),
-        (err: unknown) => {
-          if (!isStoreReplyError(err)) return 'down' as const;
-          if (this.now() - this.lastRefusalLog >= 10_000) {
-            this.lastRefusalLog = this.now();
-            logError(`[sightline] ingest throttle: Redis refused the script: ${storeReplyText(err)}`);
-          }
-          return 'refused' as const;
-        },
-      );
-      return await Promise.race([answer, timeout]);
-    } finally {
-      cancelTimeout();
-    }
+    const answer = this.runScript(keys, args).then(
+      (reply) => (Array.isArray(reply) ? reply : ('down' as const)),
+      (err: unknown) => {
+        if (!isStoreReplyError(err)) return 'down' as const;
+        if (this.now() - this.lastRefusalLog >= 10_000) {
+          this.lastRefusalLog = this.now();
+          logError(`[sightline] ingest throttle: Redis refused the script: ${storeReplyText(err)}`);
+        }
+        return 'refused' as const;
+      },
+    );
+    return withinTime<unknown[] | 'down' | 'refused'>(answer, this.timeoutMs, () => 'down');
   }
 }

@@ -143,7 +143,7 @@ export function authorizeRoutes() {
         const binding = await loginBinding(c, false);
         if (!binding || !(await consumeCsrf(redis, form.csrf, binding))) return expired();
         // The same per-address limit as POST /api/auth/login: passwords are not guessed here either.
-        const allowed = await c.get('services').limiters.get('auth').limit(byClientIp(c));
+        const allowed = await c.get('services').limiters.check('auth', byClientIp(c));
         if (!allowed.success) return showLogin(c, p, checked.client, 'Too many sign-in attempts. Wait a minute and try again.', 429);
         const account = await signIn(c.get('services').deps, form.email ?? '', form.password ?? '');
         if (!account) return showLogin(c, p, checked.client, 'Invalid email or password');

@@ -1,6 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { timeoutAfterIo } from '../../src/adapters/event-loop.js';
+import { timeoutAfterIo, withinTime } from '../../src/adapters/event-loop.js';
 
 /** Holds the event loop, as a long synchronous task or a starved host does. */
 const holdLoop = (ms: number) => {
@@ -67,3 +67,29 @@ describe('timeoutAfterIo', () => {
     expect(fired).toBe(false);
   });
 });
+
+describe('withinTime', () => {
+  it("answers the work's outcome when it comes first", async () => {
+    expect(await withinTime(Promise.resolve('work'), 1_000, () => 'late')).toBe('work');
+    await expect(withinTime(Promise.reject(new Error('failed')), 1_000, () => 'late')).rejects.toThrow('failed');
+  });
+
+  it("answers the timeout's value, or rejects with what it throws, when the work is slower", async () => {
+    const never = new Promise<string>(() => {});
+    expect(await withinTime(never, 20, () => 'timed out')).toBe('timed out');
+    await expect(
+      withinTime(never, 20, () => {
+        throw new Error('too slow');
+      }),
+    ).rejects.toThrow('too slow');
+  });
+
+  it('lets an answer that arrived while the loop was held past the timeout win', async () => {
+    const answer = new Promise<string>((resolve) => client.once('data', (bytes) => resolve(String(bytes))));
+    const waiting = withinTime(answer, 20, () => 'timed out');
+    peer.write('answer');
+    holdLoop(150);
+    expect(await waiting).toBe('answer');
+  });
+});
+
