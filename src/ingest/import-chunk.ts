@@ -4,6 +4,7 @@ import { hashToUInt64Words } from './enrich/visitor.js';
 import { firstIssue, ImportLine, parseHttpUrl, type ImportInput } from './event-schema.js';
 import { acceptImportLine } from './fast-accept.js';
 import { RowBuffer, TABLE_COLUMNS } from './insert.js';
+import { textLines } from './line-text.js';
 import { RowBinaryWriter, rowBinaryEncoder } from '../adapters/rowbinary.js';
 import type { RowStore } from '../adapters/row-store.js';
 import { eventRow } from './pipeline.js';
@@ -158,15 +159,12 @@ export interface ParsedLines extends ParsedChunk {
   lines: number;
 }
 
-// Keeps a leading U+FEFF: the line parser drops it from every line alike (else a chunk's first line would differ).
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-
 /**
  * Parses bytes holding whole lines (the last one may lack its newline) with a chunk parser. The
  * request thread and the import worker threads both parse this way.
  */
 export function parseLineBytes(parse: ReturnType<typeof createChunkParser>, bytes: Uint8Array): ParsedLines {
-  const lines = decoder.decode(bytes).split('\n');
+  const lines = textLines(bytes);
   // The text ends with a newline unless it is the body's unterminated last line.
   if (lines[lines.length - 1] === '') lines.pop();
   return { ...parse(lines, 1), lines: lines.length };
