@@ -1,6 +1,6 @@
 import { Buffer, isAscii } from 'node:buffer';
 
-// Keeps a leading U+FEFF: the line parser drops it from every line alike (else a chunk's first line would differ).
+// Keeps a line's leading U+FEFF, as decoding the whole chunk did: the line parser drops it from every line alike.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 const NEWLINE = 0x0a;
