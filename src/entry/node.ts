@@ -18,6 +18,7 @@ import { createNodeServer } from '../ingest/node-event-listener.js';
 import { smtpMailer } from '../notify/smtp-mailer.js';
 import { httpMailer } from '../notify/http-mailer.js';
 import { logError, logInfo } from '../log.js';
+import { warmUpReports } from '../reports/engine-warm-up.js';
 
 /** SIGTERM/SIGINT end the process within this long, whatever ClickHouse does (orchestrators kill at 10 s)… */
 const SHUTDOWN_MS = 9000;
@@ -60,6 +61,13 @@ async function main() {
   const deps = { ...runtime.deps, exportStore: nodeExportStore(join(config.DATA_DIR, 'exports')), mailer };
   const services = createServices(deps);
   const app = createApp(deps, services);
+  // The engine compiles the reports' aggregate functions now, not during a user's ask (README "The engine's warm-up").
+  const warmUp = new AbortController();
+  const warmUpStarted = performance.now();
+  void warmUpReports(deps, { signal: warmUp.signal }).then(({ asked, error }) => {
+    if (error) logError('[sightline] engine warm-up stopped', error);
+    else logInfo(`[sightline] engine warm-up: ${asked} reports asked in ${Math.round(performance.now() - warmUpStarted)} ms`);
+  });
   // Exports, email reports and alerts: the same job code as the Worker's cron, every JOBS_INTERVAL_SEC.
   const scheduler = startScheduler(deps, { intervalMs: config.JOBS_INTERVAL_SEC * 1000 });
   // POST /api/event is answered straight from Node's request objects; everything else by Hono.
@@ -83,6 +91,7 @@ async function main() {
       process.exit(1);
     }, SHUTDOWN_MS).unref();
     server.close();
+    warmUp.abort();
     try {
       // A periodic job stuck on a hung ClickHouse is left behind after a moment (it runs again at
       // the next start); the event buffer meanwhile flushes, or gives up into the journal.
