@@ -19,7 +19,7 @@ export const WARM_UP_PERIODS = ['30d', '24h', 'today'] as const;
  */
 export const WARM_UP_ROUNDS = 5;
 
-/** How long the warm-up waits for the parts its first round stores. */
+/** How long the warm-up waits after each round for the parts its asks store. */
 const PARTS_WAIT_MS = 10_000;
 
 /**
