@@ -279,9 +279,11 @@ async function main() {
     const answers = deps.answers!;
     const auth = { Authorization: `Bearer ${key}` };
     /**
-     * One import request into `domain`'s project: the lines it stored. The body goes as bytes, as a client's does over a
-     * socket: a string body would be encoded to UTF-8 by the in-process Request, the client's work timed as the server's.
+     * An import request's body: NDJSON lines as bytes, as a client sends them over a socket. A string body would be
+     * encoded to UTF-8 by the in-process Request, the client's work timed as the server's.
      */
+    const importBody = (lines: readonly string[]): Uint8Array<ArrayBuffer> => Buffer.from(lines.join('\n') + '\n');
+    /** One import request into `domain`'s project (its body made by importBody, before any timing): the lines it stored. */
     const importInto = async (domain: string, body: Uint8Array<ArrayBuffer>) => {
       const res = await app.request(`/api/v1/projects/${domain}/import`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/x-ndjson' }, body });
       const answer = (await res.json()) as { imported: number; rejected: number; errors: unknown[] };
@@ -318,7 +320,7 @@ async function main() {
         if ((imported / LINES_PER_REQUEST) % 10 === 0) console.error(`  … ${imported.toLocaleString('en')} imported, ${Math.round(imported / (inServer / 1000)).toLocaleString('en')} events/s, ${load()}`);
       };
       const bodyOfBatch = () => {
-        bodies.push(Buffer.from(batch.join('\n') + '\n'));
+        bodies.push(importBody(batch));
         batch.length = 0;
       };
       for (const line of eventLines(events, now, DOMAIN, dataShape)) {
@@ -452,7 +454,7 @@ async function main() {
         const other: Project = { ...project, id: `prj_benchduringimport00${n}`, name: `Imported meanwhile ${n}`, domain: `bench-during-import-${n}.example` };
         await register(other);
         const body = lines(other.domain);
-        const bodies = [0, 1, 2].map((i) => Buffer.from(body.slice(i * LINES_PER_REQUEST, (i + 1) * LINES_PER_REQUEST).join('\n') + '\n'));
+        const bodies = [0, 1, 2].map((i) => importBody(body.slice(i * LINES_PER_REQUEST, (i + 1) * LINES_PER_REQUEST)));
         let importing = true;
         const started = performance.now();
         // The import's own time: the paced asker may still be sleeping when it ends.
