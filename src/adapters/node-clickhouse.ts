@@ -36,6 +36,37 @@ const streamedRows: InsertWithRows = async (client, target, rows, settings) => {
   for await (const _ of result.stream as AsyncIterable<unknown>);
 };
 
+/** The client calls that may bring ClickHouse settings of their own. */
+const CALLS_WITH_SETTINGS = new Set<PropertyKey>(['query', 'command', 'exec', 'insert']);
+
+/** Whether a call brings ClickHouse settings of its own. */
+const bringsSettings = (params: unknown): boolean => {
+  const settings = (params as { clickhouse_settings?: object } | undefined)?.clickhouse_settings;
+  return settings !== undefined && Object.keys(settings).length > 0;
+};
+
+/**
+ * A client that sends each call bringing settings of its own to `tuned`, and every other call
+ * to `plain`. The embedded engine applies a call's settings as `SET` statements in its
+ * connection's session, where they outlive the call, and each one a statement carries costs
+ * the engine ~0.2 ms (README "Performance"). So the connection that answers reads is given the
+ * app's settings once, no call ever changes them, and a read goes as its statement alone.
+ */
+export function settingsApart(plain: ClickHouseClient, tuned: ClickHouseClient): ClickHouseClient {
+  return new Proxy(plain, {
+    get(target, prop) {
+      if (CALLS_WITH_SETTINGS.has(prop)) {
+        return (params: unknown) => {
+          const client = bringsSettings(params) ? tuned : target;
+          return (client[prop as 'query'] as (p: unknown) => unknown).call(client, params);
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /**
  * Connects the Node runtime: a ClickHouse server over HTTP when a URL is given, otherwise the
  * embedded engine (chdb) storing its data under `dataDir`. Both speak the same client API; each
@@ -57,27 +88,32 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   mkdirSync(path, { recursive: true });
   const { createChdbConnection } = await import('chdb/connection');
   const { drainPending } = await import('chdb');
-  const connect = () => {
+  /** A connection whose client sends `everyCall` with every call (a call's own settings override them). */
+  const connect = (everyCall: Record<string, string | number>) => {
     const connection = createChdbConnection({ path });
     const client = createClient({
       // chdb's Connection is structurally the client's; the published types differ only nominally.
       connection: connection as never,
-      clickhouse_settings: { ...clickhouseSettings, ...embeddedSessionResets },
+      clickhouse_settings: everyCall,
     } as never) as unknown as ClickHouseClient;
     return { connection, client };
   };
-  const reads = connect();
+  const sessionSettings = { ...clickhouseSettings, ...embeddedSessionResets };
+  // Reads: the app's settings are set once, and calls that bring their own go to `tuned` (settingsApart).
+  const reads = connect({});
+  await reads.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
+  const tuned = connect(sessionSettings);
   // Inserts go on a connection of their own: a connection runs one statement at a time, and an
   // insert (unbound, so outside chdb's one chain of bound statements: a live batch's raw rows, an
   // import block's spool file) would hold every read asked meanwhile (README "Where the computed
   // time goes").
-  const writes = connect();
+  const writes = connect(sessionSettings);
   // Bulk bodies are handed over as files (see embeddedRowStore).
   const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
   const close = async () => {
-    await Promise.all([reads.client.close(), writes.client.close()]);
+    await Promise.all([reads.client.close(), tuned.client.close(), writes.client.close()]);
     await drainPending();
   };
   // The engine runs one bound statement at a time: reads that wait together go as one.
-  return { client: coalescedReads(reads.client), rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool), close };
+  return { client: coalescedReads(settingsApart(reads.client, tuned.client)), rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool), close };
 }
