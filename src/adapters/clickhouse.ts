@@ -17,9 +17,11 @@ export const clickhouseSettings = {
 } as const;
 
 /**
- * The embedded engine applies per-call settings with `SET`, which outlives the call in its one
- * session. A dedup token left behind would make every later insert look like a duplicate and be
- * dropped, so each statement resets it unless the call sets its own.
+ * The embedded engine applies per-call settings with `SET`, which outlives the call in its
+ * connection's session. A dedup token left behind would make every later insert look like a
+ * duplicate and be dropped, so each statement on a connection whose calls bring settings of their
+ * own (inserts, part stores) resets it unless the call sets its own. The connection that answers
+ * reads is given these once and never takes such a call (`settingsApart` in node-clickhouse.ts).
  */
 export const embeddedSessionResets = { insert_deduplication_token: '', parallel_view_processing: 0 } as const;
 
