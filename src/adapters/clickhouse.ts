@@ -33,16 +33,23 @@ export const sqlString = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAl
 
 type Query = (params: Parameters<ClickHouseClient['query']>[0]) => ReturnType<ClickHouseClient['query']>;
 
-/** `client` with its `query` replaced by `query`; every other member is the client's own, bound to it. */
-export function withQuery(client: ClickHouseClient, query: Query): ClickHouseClient {
+/**
+ * `client` with the members `replaced` gives (undefined for a member it keeps); every other
+ * member is the client's own, bound to it.
+ */
+export function withMembers(client: ClickHouseClient, replaced: (member: PropertyKey) => unknown): ClickHouseClient {
   return new Proxy(client, {
     get(target, prop) {
-      if (prop === 'query') return query;
+      const replacement = replaced(prop);
+      if (replacement !== undefined) return replacement;
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }
+
+/** `client` with its `query` replaced by `query`; every other member is the client's own, bound to it. */
+export const withQuery = (client: ClickHouseClient, query: Query): ClickHouseClient => withMembers(client, (member) => (member === 'query' ? query : undefined));
 
 /** A plain SQL identifier: what may be written into a statement unquoted. */
 export const isIdentifier = (name: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);

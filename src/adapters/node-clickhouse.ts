@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { clickhouseSettings, embeddedSessionResets, insertInto, type ClickHouseClient } from './clickhouse.js';
+import { clickhouseSettings, embeddedSessionResets, insertInto, withMembers, type ClickHouseClient } from './clickhouse.js';
 import { coalescedReads } from './coalesced-reads.js';
 import { directorySpool, embeddedRowStore } from './embedded-row-store.js';
 import { serverRowStore, type InsertWithRows, type RowStore } from './row-store.js';
@@ -46,24 +46,19 @@ const bringsSettings = (params: unknown): boolean => {
 };
 
 /**
- * A client that sends each call bringing settings of its own to `tuned`, and every other call
- * to `plain`. The embedded engine applies a call's settings as `SET` statements in its
- * connection's session, where they outlive the call, and each one a statement carries costs
+ * A client that sends each call bringing settings of its own to `withOwnSettings`, and every
+ * other call to `plain`. The embedded engine applies a call's settings as `SET` statements in
+ * its connection's session, where they outlive the call, and each one a statement carries costs
  * the engine ~0.2 ms (README "Performance"). So the connection that answers reads is given the
  * app's settings once, no call ever changes them, and a read goes as its statement alone.
  */
-export function settingsApart(plain: ClickHouseClient, tuned: ClickHouseClient): ClickHouseClient {
-  return new Proxy(plain, {
-    get(target, prop) {
-      if (CALLS_WITH_SETTINGS.has(prop)) {
-        return (params: unknown) => {
-          const client = bringsSettings(params) ? tuned : target;
-          return (client[prop as 'query'] as (p: unknown) => unknown).call(client, params);
-        };
-      }
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
+export function settingsApart(plain: ClickHouseClient, withOwnSettings: ClickHouseClient): ClickHouseClient {
+  return withMembers(plain, (member) => {
+    if (!CALLS_WITH_SETTINGS.has(member)) return undefined;
+    return (params: unknown) => {
+      const client = bringsSettings(params) ? withOwnSettings : plain;
+      return (client[member as 'query'] as (p: unknown) => unknown).call(client, params);
+    };
   });
 }
 
@@ -99,10 +94,10 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
     return { connection, client };
   };
   const sessionSettings = { ...clickhouseSettings, ...embeddedSessionResets };
-  // Reads: the app's settings are set once, and calls that bring their own go to `tuned` (settingsApart).
+  // Reads: the app's settings are set once, and calls that bring their own go to `ownSettings` (settingsApart).
   const reads = connect({});
   await reads.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
-  const tuned = connect(sessionSettings);
+  const ownSettings = connect(sessionSettings);
   // Inserts go on a connection of their own: a connection runs one statement at a time, and an
   // insert (unbound, so outside chdb's one chain of bound statements: a live batch's raw rows, an
   // import block's spool file) would hold every read asked meanwhile (README "Where the computed
@@ -111,9 +106,9 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   // Bulk bodies are handed over as files (see embeddedRowStore).
   const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
   const close = async () => {
-    await Promise.all([reads.client.close(), tuned.client.close(), writes.client.close()]);
+    await Promise.all([reads.client.close(), ownSettings.client.close(), writes.client.close()]);
     await drainPending();
   };
   // The engine runs one bound statement at a time: reads that wait together go as one.
-  return { client: coalescedReads(settingsApart(reads.client, tuned.client)), rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool), close };
+  return { client: coalescedReads(settingsApart(reads.client, ownSettings.client)), rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool), close };
 }
