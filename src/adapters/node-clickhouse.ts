@@ -53,13 +53,16 @@ const bringsSettings = (params: unknown): boolean => {
  * app's settings once, no call ever changes them, and a read goes as its statement alone.
  */
 export function settingsApart(plain: ClickHouseClient, withOwnSettings: ClickHouseClient): ClickHouseClient {
-  return withMembers(plain, (member) => {
-    if (!CALLS_WITH_SETTINGS.has(member)) return undefined;
-    return (params: unknown) => {
-      const client = bringsSettings(params) ? withOwnSettings : plain;
-      return (client[member as 'query'] as (p: unknown) => unknown).call(client, params);
-    };
-  });
+  const routed = new Map(
+    [...CALLS_WITH_SETTINGS].map((member) => [
+      member,
+      (params: unknown) => {
+        const client = bringsSettings(params) ? withOwnSettings : plain;
+        return (client[member as 'query'] as (p: unknown) => unknown).call(client, params);
+      },
+    ]),
+  );
+  return withMembers(plain, (member) => routed.get(member));
 }
 
 /**
