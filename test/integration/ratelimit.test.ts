@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../scripts/admin.js';
 import { closeHarness, createHarness, type Harness, type TestUser } from '../helpers/harness.js';
+import { nextWindowStart } from '../helpers/rate-window.js';
 
 /** Sliding-window limits with IETF draft-10 headers, on short windows so a test can wait one out. */
 let h: Harness;
@@ -13,11 +14,8 @@ afterAll(closeHarness);
 
 const P = '/api/v1/projects';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/**
- * Waits until just after a window boundary (windows are aligned to multiples of 2 s), so the
- * requests that fill a window all land in one window and the sliding weight cannot free a slot.
- */
-const windowStart = () => sleep(2000 - (Date.now() % 2000) + 20);
+/** The requests that fill a window all land in one 2 s window, so the sliding weight cannot free a slot. */
+const windowStart = () => nextWindowStart(2);
 
 /** Items of a draft-10 structured-field list header, by policy name: `"api";q=5;w=2` → {api: {q: 5, w: 2}}. */
 function parseList(header: string | null): Record<string, Record<string, number>> {
