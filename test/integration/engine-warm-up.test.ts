@@ -92,7 +92,7 @@ describe('engine warm-up', () => {
     // pre-filtered by the visits that match, and a comparison's second read of the rows it ranked.
     const narrowed: Record<string, string>[] = [{ filters: 'country==DE' }, { filters: 'browser==Firefox' }, { filters: 'source==google.com' }, { filters: 'page==/pricing' }, { compare: 'previous_period' }];
     expect(await compiledDuring(narrowed.map((variant) => ({ period: '7d', ...variant })))).toBeLessThanOrEqual(4);
-  }, 120_000);
+  }, 180_000);
 
   it('writes no events and answers nothing into the answer cache', async () => {
     expect(await countEvents(h, WARM_UP_PROJECT_ID)).toBe(0);
