@@ -72,7 +72,8 @@ export interface WarmUpResult {
  * reports' aggregate functions now instead of during a user's ask: the fourth ask of each
  * statement after a start otherwise took 3–4 times its usual time (README "The engine's warm-up").
  * Answers go nowhere: no answer cache, and the reads wait in a background lane behind every
- * user's. Not run inside `deps.background`: it waits for that to settle. Stops at the first error, or once `signal` aborts.
+ * user's. Not run inside `deps.background`: it waits for that to settle. Stops at the first
+ * error, or once `signal` aborts.
  */
 export async function warmUpReports(
   deps: Deps,
