@@ -56,7 +56,8 @@ describe('engine warm-up', () => {
     const result = await warmUpReports(h.deps);
     expect(result.error).toBeUndefined();
     // Each round: every dashboard report and goals and bots for each period, and for each variant the
-    // reports that take it (13 for a filter, 10 for a comparison: visitors and performance take none).
+    // reports that take it (13 for a filter: all but bots; 10 for a comparison: not goals, bots,
+    // visitors or performance).
     expect(result.asked).toBeGreaterThanOrEqual(WARM_UP_ROUNDS * (WARM_UP_PERIODS.length + WARM_UP_VARIANTS.length) * DASHBOARD.length);
     const warmed = await compiledFunctions(h.deps);
     // Without the warm-up, these compilations would fall in the user's asks below.
