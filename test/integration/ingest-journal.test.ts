@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBatcher } from '../../src/ingest/batcher.js';
 import { insertLines, RowBuffer } from '../../src/ingest/insert.js';
 import { fileJournal, type BatchJournal } from '../../src/ingest/journal.js';
@@ -39,8 +39,8 @@ describe('the ingest journal', () => {
     // As the batcher leaves it: sealed under its token in the journal, then inserted.
     writeFileSync(join(dir, `events.${token}.jsonl`), buffer.bytes());
     await insertLines(h.deps.rowStore, 'events', buffer.bytes(), { token });
-    await new Promise((r) => setTimeout(r, 300)); // the first 300 rows' insert finishes
-    expect(await count(projectId)).toBe(350);
+    // The first 300 rows' insert, started when they sealed the batch, lands beside them.
+    await vi.waitFor(async () => expect(await count(projectId)).toBe(350), { timeout: 10_000, interval: 50 });
 
     const logs: string[] = [];
     const restarted = createBatcher(h.deps.rowStore, { journal: fileJournal(dir), log: (l) => logs.push(l) });
