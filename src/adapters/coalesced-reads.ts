@@ -138,14 +138,20 @@ export function sameReadKey(read: QueryParams): string {
  * is, and every other call goes straight to `client`. When a combined statement fails, its reads
  * are sent one by one, so each caller gets its own answer or its own error. Reads of a
  * background client made from it (`inBackground`) go only into statements no user's read waits for.
+ * With `statementsAtOnce` 2 (a client that runs a second read beside the first: readsBeside),
+ * users' reads that arrive while a statement runs go at once as a second one; a background read
+ * never takes that second place.
  */
-export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
+export function coalescedReads(client: ClickHouseClient, opts: { statementsAtOnce?: 1 | 2 } = {}): ClickHouseClient {
+  const statementsAtOnce = opts.statementsAtOnce ?? 1;
   const waiting: Waiting[] = [];
-  let draining = false;
+  let running = 0;
+  let scheduled = false;
 
-  /** The reads of the next statement, in the order they came: users' first, background reads only when no user's waits. */
+  /** The reads of the next statement, in the order they came: users' first, background reads only when no user's waits (and nothing runs). */
   const next = (): Waiting[] => {
     const usersWaiting = waiting.some(isUsers);
+    if (!usersWaiting && running > 0) return [];
     const taken: Waiting[] = [];
     let chars = 0;
     for (let i = 0; i < waiting.length && taken.length < MAX_READS; ) {
@@ -191,14 +197,17 @@ export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
     reads.forEach((read, i) => read.resolve(answerOf(texts[branchOf[i]!]!)));
   };
 
-  const drain = async () => {
-    try {
-      while (waiting.length) {
-        const reads = next();
-        await (reads.length === 1 ? alone(reads[0]!) : together(reads));
-      }
-    } finally {
-      draining = false;
+  /** Sends statements of the reads waiting while fewer than statementsAtOnce run. */
+  const send = () => {
+    scheduled = false;
+    while (running < statementsAtOnce && waiting.length) {
+      const reads = next();
+      if (reads.length === 0) return;
+      running++;
+      void (reads.length === 1 ? alone(reads[0]!) : together(reads)).finally(() => {
+        running--;
+        send();
+      });
     }
   };
 
@@ -206,10 +215,10 @@ export function coalescedReads(client: ClickHouseClient): ClickHouseClient {
     if (!combinable(params)) return client.query(params);
     return new Promise<Answer>((resolve, reject) => {
       waiting.push({ params, ...(lane ? { lane } : {}), resolve, reject });
-      if (draining) return;
-      draining = true;
+      if (scheduled || running >= statementsAtOnce) return;
+      scheduled = true;
       // Reads started in the same turn of the event loop go out together.
-      setImmediate(() => void drain());
+      setImmediate(send);
     });
   };
 

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { clickhouseSettings, embeddedSessionResets, insertInto, withMembers, type ClickHouseClient } from './clickhouse.js';
 import { coalescedReads } from './coalesced-reads.js';
 import { directorySpool, embeddedRowStore } from './embedded-row-store.js';
+import { CREATE_BOUND_VALUES, readsBeside } from './reads-beside.js';
 import { serverRowStore, type InsertWithRows, type RowStore } from './row-store.js';
 
 export interface NodeClickHouseOptions {
@@ -101,6 +102,10 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   const reads = connect({});
   await reads.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
   const ownSettings = connect(sessionSettings);
+  // A read asked while another runs goes here, its values carried as rows (readsBeside).
+  const beside = connect({});
+  await beside.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
+  await beside.client.command({ query: CREATE_BOUND_VALUES });
   // Inserts go on a connection of their own: a connection runs one statement at a time, and an
   // insert (unbound, so outside chdb's one chain of bound statements: a live batch's raw rows, an
   // import block's spool file) would hold every read asked meanwhile (README "Where the computed
@@ -109,9 +114,15 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   // Bulk bodies are handed over as files (see embeddedRowStore).
   const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
   const close = async () => {
-    await Promise.all([reads.client.close(), ownSettings.client.close(), writes.client.close()]);
+    await Promise.all([reads.client.close(), ownSettings.client.close(), beside.client.close(), writes.client.close()]);
     await drainPending();
   };
-  // The engine runs one bound statement at a time: reads that wait together go as one.
-  return { client: coalescedReads(settingsApart(reads.client, ownSettings.client)), rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool), close };
+  // The engine runs one bound statement at a time: reads that wait together go as one, and a
+  // second statement runs beside the first without bound values.
+  const chained = readsBeside(settingsApart(reads.client, ownSettings.client), { client: beside.client, rawInsert: beside.connection.chdb.rawInsert });
+  return {
+    client: coalescedReads(chained, { statementsAtOnce: 2 }),
+    rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool),
+    close,
+  };
 }
