@@ -32,20 +32,22 @@ const wellFormed = (s: string): string => s.toWellFormed();
  * cast from String to String keeps every byte); an array is written in the engine's text form
  * of arrays, which the cast parses as data: the text never becomes part of a statement.
  */
-export function valueText(value: unknown): string {
+export function valueText(value: unknown): string | undefined {
   if (typeof value === 'string') return wellFormed(value);
-  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value === 'bigint') return String(value);
   if (typeof value === 'boolean') return value ? '1' : '0';
-  if (Array.isArray(value)) return `[${value.map((v) => (typeof v === 'string' ? sqlString(wellFormed(v)) : valueText(v))).join(',')}]`;
-  throw new Error(`no text for a bound value of type ${typeof value}`);
+  if (!Array.isArray(value)) return undefined;
+  const items = value.map((v) => (typeof v === 'string' ? sqlString(wellFormed(v)) : valueText(v)));
+  return items.every((item) => item !== undefined) ? `[${items.join(',')}]` : undefined;
 }
 
 /**
  * `params` as a statement without bound values and the rows that carry them: each `{name:Type}`
  * becomes a cast of `joinGet` from BOUND_VALUES_TABLE, which the engine folds into a constant
  * before key analysis, as it does a bound value. Names and types are the statement's own (this
- * program's SQL); the values travel only as rows. Null when a placeholder names no parameter:
- * the bound path then answers with the engine's own error.
+ * program's SQL); the values travel only as rows. Null when a placeholder names no parameter, or
+ * a value has no text here (null, an object): the bound path then answers as it always has.
  */
 export function carriedValues(params: QueryParams): { query: string; rows: Buffer } | null {
   const bound = params.query_params ?? {};
@@ -57,8 +59,13 @@ export function carriedValues(params: QueryParams): { query: string; rows: Buffe
     return `CAST(joinGet(${BOUND_VALUES_TABLE}, 'value', ${sqlString(name)}), ${sqlString(type)})`;
   });
   if (missing || names.size === 0) return null;
-  const rows = [...names].map((name) => JSON.stringify({ name, value: valueText(bound[name]) })).join('\n');
-  return { query, rows: Buffer.from(`${rows}\n`) };
+  const rows: string[] = [];
+  for (const name of names) {
+    const value = valueText(bound[name]);
+    if (value === undefined) return null;
+    rows.push(JSON.stringify({ name, value }));
+  }
+  return { query, rows: Buffer.from(`${rows.join('\n')}\n`) };
 }
 
 /** Whether a call may go beside the chain: a SELECT with bound values answered as JSONEachRow, bringing nothing else of its own. */

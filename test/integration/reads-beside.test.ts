@@ -126,5 +126,12 @@ describe('carriedValues', () => {
     expect(rows.find((r) => r.name === 'text')!.value).toBe("x' OR 1=1 --");
     expect(carriedValues({ query: 'SELECT {a:String} AS a, {b:String} AS b', query_params: { a: 'x' }, format: 'JSONEachRow' })).toBeNull();
     expect(carriedValues({ query: 'SELECT 1', query_params: {}, format: 'JSONEachRow' })).toBeNull();
+    // Values without a text here stay bound: null, an object, a number that is not finite, inside an array too.
+    for (const odd of [null, { a: 1 }, Number.NaN, ['x', null]]) {
+      expect(carriedValues({ query: 'SELECT {v:String} AS v', query_params: { v: odd }, format: 'JSONEachRow' })).toBeNull();
+    }
+    expect(carriedValues({ query: 'SELECT {v:UInt64} AS v', query_params: { v: 18446744073709551615n }, format: 'JSONEachRow' })!.rows.toString()).toBe(
+      '{"name":"v","value":"18446744073709551615"}\n',
+    );
   });
 });
