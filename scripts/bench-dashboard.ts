@@ -237,6 +237,8 @@ async function main() {
     RETENTION_DAYS: '3650',
     // The live trickle's addresses come in X-Forwarded-For (app.request has no socket).
     TRUST_PROXY: '1',
+    // `EMBEDDED_READS_BESIDE=0 npm run bench:dashboard` measures reads waiting their turn instead.
+    EMBEDDED_READS_BESIDE: process.env.EMBEDDED_READS_BESIDE,
   });
   // As npm start: events through the batcher with its journal; imports parsed on the request
   // thread (npm start uses min(4, cores - 2) parse workers: none on 2 cores).
@@ -291,7 +293,7 @@ async function main() {
       return answer.imported;
     };
 
-    console.log(`# dashboard benchmark — ${new Date().toISOString()}, node ${process.version}, ${load()}`);
+    console.log(`# dashboard benchmark — ${new Date().toISOString()}, node ${process.version}, ${load()}, reads beside the chain ${config.EMBEDDED_READS_BESIDE ? 'on' : 'off'}`);
     console.log(hostCalibrationLine());
 
     let meta: Meta;

@@ -56,6 +56,16 @@ export const ConfigSchema = v.object({
     v.transform((s) => s === '1' || s === 'true' || s === 'yes'),
   ),
   /**
+   * On the embedded engine, a read asked while another runs goes beside it on a connection of its
+   * own, its values carried as rows (README "Reads beside the chain"). Off: reads wait their turn.
+   */
+  EMBEDDED_READS_BESIDE: v.pipe(
+    v.optional(v.string(), 'true'),
+    v.transform((s) => s.trim().toLowerCase()),
+    v.picklist(['1', '0', 'true', 'false', 'yes', 'no'], 'EMBEDDED_READS_BESIDE must be true or false'),
+    v.transform((s) => s === '1' || s === 'true' || s === 'yes'),
+  ),
+  /**
    * Worker threads that parse imports on Node; 0 parses in the request thread. Unset: two fewer
    * than the cores, at most 4 (on two cores the engine needs them: workers cost ~15% more CPU there
    * for no gain in throughput).

@@ -14,6 +14,8 @@ export interface NodeClickHouseOptions {
   database?: string;
   /** Data directory of the embedded engine, used when `url` is not set. */
   dataDir: string;
+  /** Embedded engine: send a read asked while another runs beside it (readsBeside). Default true. */
+  readsBeside?: boolean;
 }
 
 /** ClickHouse for the Node runtime: the client for queries and schema, and the row store for inserts. */
@@ -103,9 +105,11 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   await reads.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
   const ownSettings = connect(sessionSettings);
   // A read asked while another runs goes here, its values carried as rows (readsBeside).
-  const beside = connect({});
-  await beside.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
-  await beside.client.command({ query: CREATE_BOUND_VALUES });
+  const beside = opts.readsBeside === false ? null : connect({});
+  if (beside) {
+    await beside.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
+    await beside.client.command({ query: CREATE_BOUND_VALUES });
+  }
   // Inserts go on a connection of their own: a connection runs one statement at a time, and an
   // insert (unbound, so outside chdb's one chain of bound statements: a live batch's raw rows, an
   // import block's spool file) would hold every read asked meanwhile (README "Where the computed
@@ -114,14 +118,16 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   // Bulk bodies are handed over as files (see embeddedRowStore).
   const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
   const close = async () => {
-    await Promise.all([reads.client.close(), ownSettings.client.close(), beside.client.close(), writes.client.close()]);
+    await Promise.all([reads, ownSettings, beside, writes].map((c) => c?.client.close()));
     await drainPending();
   };
   // The engine runs one bound statement at a time: reads that wait together go as one, and a
   // second statement runs beside the first without bound values.
-  const chained = readsBeside(settingsApart(reads.client, ownSettings.client), { client: beside.client, rawInsert: beside.connection.chdb.rawInsert });
+  const bound = settingsApart(reads.client, ownSettings.client);
   return {
-    client: coalescedReads(chained, { statementsAtOnce: 2 }),
+    client: beside
+      ? coalescedReads(readsBeside(bound, { client: beside.client, rawInsert: beside.connection.chdb.rawInsert }), { statementsAtOnce: 2 })
+      : coalescedReads(bound),
     rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool),
     close,
   };

@@ -35,6 +35,7 @@ export const clickHouseOptions = (config: Config): NodeClickHouseOptions => ({
   password: config.CLICKHOUSE_PASSWORD,
   database: config.CLICKHOUSE_DATABASE,
   dataDir: config.DATA_DIR,
+  readsBeside: config.EMBEDDED_READS_BESIDE,
 });
 
 /**
