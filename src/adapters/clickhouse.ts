@@ -51,6 +51,25 @@ export function withMembers(client: ClickHouseClient, replaced: (member: Propert
 /** `client` with its `query` replaced by `query`; every other member is the client's own, bound to it. */
 export const withQuery = (client: ClickHouseClient, query: Query): ClickHouseClient => withMembers(client, (member) => (member === 'query' ? query : undefined));
 
+const SELECT_STATEMENT = /^\s*(SELECT|WITH)\b/i;
+
+/**
+ * Whether a read is a SELECT answered as JSONEachRow that brings no settings, id or signal of its
+ * own: one that may be sent another way than it came (combined with others, or beside the chain
+ * of bound statements) and still be answered as asked.
+ */
+export function isPlainJsonSelect(params: Parameters<ClickHouseClient['query']>[0]): boolean {
+  return (
+    params.format === 'JSONEachRow' &&
+    !params.clickhouse_settings &&
+    !params.abort_signal &&
+    !params.query_id &&
+    !params.session_id &&
+    typeof params.query === 'string' &&
+    SELECT_STATEMENT.test(params.query)
+  );
+}
+
 /** A plain SQL identifier: what may be written into a statement unquoted. */
 export const isIdentifier = (name: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
 

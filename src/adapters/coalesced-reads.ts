@@ -1,4 +1,4 @@
-import { withQuery, type ClickHouseClient } from './clickhouse.js';
+import { isPlainJsonSelect, withQuery, type ClickHouseClient } from './clickhouse.js';
 
 type QueryParams = Parameters<ClickHouseClient['query']>[0];
 type Answer = Awaited<ReturnType<ClickHouseClient['query']>>;
@@ -12,7 +12,6 @@ const MAX_READS = 32;
 const MAX_SQL_CHARS = 200_000;
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*):/g;
-const SELECT_STATEMENT = /^\s*(SELECT|WITH)\b/i;
 // Clauses that would end or reshape a statement if it were written inside parentheses.
 const STATEMENT_CLAUSES = /\b(SETTINGS|FORMAT|INTO\s+OUTFILE)\b/i;
 
@@ -73,9 +72,8 @@ const isUsers = (read: Waiting): boolean => read.lane === undefined || read.lane
  * would change too: our SQL binds values instead of writing such literals.
  */
 export function combinable(params: QueryParams): boolean {
-  if (params.format !== 'JSONEachRow' || params.clickhouse_settings || params.abort_signal || params.query_id || params.session_id) return false;
+  if (!isPlainJsonSelect(params) || STATEMENT_CLAUSES.test(params.query)) return false;
   const { query } = params;
-  if (typeof query !== 'string' || !SELECT_STATEMENT.test(query) || STATEMENT_CLAUSES.test(query)) return false;
   const bound = params.query_params ?? {};
   return namesIn(query).every((name) => Object.hasOwn(bound, name));
 }

@@ -87,10 +87,32 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   }
   const path = resolve(opts.dataDir, 'clickhouse');
   mkdirSync(path, { recursive: true });
-  const { createChdbConnection } = await import('chdb/connection');
   const { drainPending } = await import('chdb');
-  /** A connection whose client sends `everyCall` with every call (a call's own settings override them). */
-  const connect = (everyCall: Record<string, string | number>) => {
+  const connect = await chdbConnector(path);
+  const reads = await embeddedReads(connect, { readsBeside: opts.readsBeside ?? true });
+  // Inserts go on a connection of their own: a connection runs one statement at a time, and an
+  // insert (unbound, so outside chdb's one chain of bound statements: a live batch's raw rows, an
+  // import block's spool file) would hold every read asked meanwhile (README "Where the computed
+  // time goes").
+  const writes = connect({ ...clickhouseSettings, ...embeddedSessionResets });
+  // Bulk bodies are handed over as files (see embeddedRowStore).
+  const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
+  const close = async () => {
+    await Promise.all([reads.close(), writes.client.close()]);
+    await drainPending();
+  };
+  return { client: reads.client, rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool), close };
+}
+
+type ChdbConnection = ReturnType<typeof import('chdb/connection').createChdbConnection>;
+/** Makes a connection to the embedded engine whose client sends `everyCall` with every call (a call's own settings override them). */
+type ChdbConnect = (everyCall: Record<string, string | number>) => { connection: ChdbConnection; client: ClickHouseClient };
+
+/** A ChdbConnect for the engine's data directory `path`. */
+export async function chdbConnector(path: string): Promise<ChdbConnect> {
+  const { createClient } = await import('@clickhouse/client');
+  const { createChdbConnection } = await import('chdb/connection');
+  return (everyCall) => {
     const connection = createChdbConnection({ path });
     const client = createClient({
       // chdb's Connection is structurally the client's; the published types differ only nominally.
@@ -99,36 +121,28 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
     } as never) as unknown as ClickHouseClient;
     return { connection, client };
   };
+}
+
+/**
+ * The embedded engine's client for reads and schema. Reads go on a connection given the app's
+ * settings once, and calls that bring settings of their own on a second (settingsApart). The
+ * engine runs one bound statement at a time: reads that wait together go as one, and with
+ * `readsBeside` a second statement runs beside the first on a third connection, its values carried
+ * as rows (readsBeside).
+ */
+export async function embeddedReads(connect: ChdbConnect, opts: { readsBeside: boolean }): Promise<{ client: ClickHouseClient; close(): Promise<void> }> {
   const sessionSettings = { ...clickhouseSettings, ...embeddedSessionResets };
-  // Reads: the app's settings are set once, and calls that bring their own go to `ownSettings` (settingsApart).
   const reads = connect({});
   await reads.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
   const ownSettings = connect(sessionSettings);
-  // A read asked while another runs goes here, its values carried as rows (readsBeside).
-  const beside = opts.readsBeside === false ? null : connect({});
-  if (beside) {
-    await beside.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
-    await beside.client.command({ query: CREATE_BOUND_VALUES });
-  }
-  // Inserts go on a connection of their own: a connection runs one statement at a time, and an
-  // insert (unbound, so outside chdb's one chain of bound statements: a live batch's raw rows, an
-  // import block's spool file) would hold every read asked meanwhile (README "Where the computed
-  // time goes").
-  const writes = connect(sessionSettings);
-  // Bulk bodies are handed over as files (see embeddedRowStore).
-  const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
-  const close = async () => {
-    await Promise.all([reads, ownSettings, beside, writes].map((c) => c?.client.close()));
-    await drainPending();
-  };
-  // The engine runs one bound statement at a time: reads that wait together go as one, and a
-  // second statement runs beside the first without bound values.
   const bound = settingsApart(reads.client, ownSettings.client);
-  return {
-    client: beside
-      ? coalescedReads(readsBeside(bound, { client: beside.client, rawInsert: beside.connection.chdb.rawInsert }), { statementsAtOnce: 2 })
-      : coalescedReads(bound),
-    rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool),
-    close,
+  const close = async (...more: ClickHouseClient[]) => {
+    await Promise.all([reads.client, ownSettings.client, ...more].map((c) => c.close()));
   };
+  if (!opts.readsBeside) return { client: coalescedReads(bound), close: () => close() };
+  const beside = connect({});
+  await beside.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
+  await beside.client.command({ query: CREATE_BOUND_VALUES });
+  const client = coalescedReads(readsBeside(bound, { client: beside.client, rawInsert: beside.connection.chdb.rawInsert }), { statementsAtOnce: 2 });
+  return { client, close: () => close(beside.client) };
 }

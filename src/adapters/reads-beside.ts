@@ -1,4 +1,4 @@
-import { sqlString, withQuery, type ClickHouseClient } from './clickhouse.js';
+import { isPlainJsonSelect, sqlString, withQuery, type ClickHouseClient } from './clickhouse.js';
 import type { ChdbRawInsert } from './embedded-row-store.js';
 
 type QueryParams = Parameters<ClickHouseClient['query']>[0];
@@ -22,7 +22,6 @@ export interface BesideConnection {
 }
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*):([^{}]+)\}/g;
-const SELECT_STATEMENT = /^\s*(SELECT|WITH)\b/i;
 
 /** A string as the engine reads it back: lone surrogates become U+FFFD, as when a bound value is encoded to UTF-8. */
 const wellFormed = (s: string): string => s.toWellFormed();
@@ -68,16 +67,8 @@ export function carriedValues(params: QueryParams): { query: string; rows: Buffe
   return { query, rows: Buffer.from(`${rows.join('\n')}\n`) };
 }
 
-/** Whether a call may go beside the chain: a SELECT with bound values answered as JSONEachRow, bringing nothing else of its own. */
-const carriable = (params: QueryParams): boolean =>
-  params.format === 'JSONEachRow' &&
-  !params.clickhouse_settings &&
-  !params.abort_signal &&
-  !params.query_id &&
-  !params.session_id &&
-  typeof params.query === 'string' &&
-  SELECT_STATEMENT.test(params.query) &&
-  Object.keys(params.query_params ?? {}).length > 0;
+/** Whether a call may go beside the chain: a plain JSON SELECT with bound values. */
+const carriable = (params: QueryParams): boolean => isPlainJsonSelect(params) && Object.keys(params.query_params ?? {}).length > 0;
 
 /**
  * The embedded engine runs statements with bound values one at a time in the whole process
