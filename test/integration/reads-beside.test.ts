@@ -44,15 +44,20 @@ SELECT {text:String} AS text, length({text:String}) AS bytes, {list:Array(String
   format: 'JSONEachRow',
 });
 
-/** `read` asked while `slow` runs in the chain: answered beside it, before it ends. */
+/** `read` asked while `slow` runs in the chain: answered (or refused) beside it, before it ends. */
 async function askedBeside(client: ClickHouseClient, read: Read): Promise<unknown> {
   let slowEnded = false;
   const first = rowsOf(client, slow).then((rows) => ((slowEnded = true), rows));
   await new Promise((resolve) => setImmediate(resolve));
-  const rows = await rowsOf(client, read);
+  const answer = await rowsOf(client, read).then(
+    (rows) => ({ rows }),
+    (error: unknown) => ({ error }),
+  );
   expect(slowEnded).toBe(false);
+  // The slow read ends before the next one starts, so each call finds the chain as the first left it.
   await first;
-  return rows;
+  if ('error' in answer) throw answer.error;
+  return answer.rows;
 }
 
 describe('a read asked while another runs', () => {
