@@ -76,7 +76,8 @@ const carriable = (params: QueryParams): boolean => isPlainJsonSelect(params) &&
  * even on two connections, and the second core waits while one statement is planned. This
  * client sends each read to `chained` (bound, as ever), but a read that arrives while one of its
  * reads runs there goes to `beside` instead when that is free: unbound, with its values carried as
- * rows (carriedValues), so it runs beside the one in the chain. A read alone pays nothing for it.
+ * rows (carriedValues), so it runs beside the one in the chain. A read alone pays nothing for it;
+ * a read refused beside is asked again in the chain, so each caller gets the bound read's answer or error.
  */
 export function readsBeside(chained: ClickHouseClient, beside: BesideConnection): ClickHouseClient {
   let chainedRunning = 0;
@@ -95,6 +96,9 @@ export function readsBeside(chained: ClickHouseClient, beside: BesideConnection)
       await beside.rawInsert({ table: BOUND_VALUES_TABLE, values: carried.rows, format: 'JSONEachRow', columns: ['name', 'value'] });
       const { query_params: _bound, ...unbound } = params;
       return await beside.client.query({ ...unbound, query: carried.query });
+    } catch {
+      // Whatever refused it (a bad value, or the beside connection itself), the bound read answers as it always has.
+      return onChain(params);
     } finally {
       besideRunning = false;
     }

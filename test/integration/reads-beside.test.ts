@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withQuery, type ClickHouseClient } from '../../src/adapters/clickhouse.js';
 import { coalescedReads } from '../../src/adapters/coalesced-reads.js';
-import { carriedValues } from '../../src/adapters/reads-beside.js';
-import { closeHarness, createHarness, type Harness } from '../helpers/harness.js';
+import { chdbConnector } from '../../src/adapters/node-clickhouse.js';
+import { carriedValues, readsBeside } from '../../src/adapters/reads-beside.js';
+import { closeHarness, createHarness, TEST_DATA_DIR, type Harness } from '../helpers/harness.js';
 
 type Read = Parameters<ClickHouseClient['query']>[0];
 
@@ -90,11 +92,41 @@ describe('a read asked while another runs', () => {
     expect(bound.selected).toBeLessThan(100_000);
   });
 
-  it("gives the engine's own error for a bad value, and the next read still goes", async () => {
+  it("gives the bound read's own error for a bad value (asked again in the chain), and the next read still goes beside", async () => {
     const bad: Read = { query: 'SELECT {n:UInt32} AS n', query_params: { n: 'not a number' }, format: 'JSONEachRow' };
-    await expect(rowsOf(h.deps.clickhouse, bad)).rejects.toThrow();
-    await expect(askedBeside(h.deps.clickhouse, bad)).rejects.toThrow();
+    const boundError = await rowsOf(h.deps.clickhouse, bad).then(() => null, (e: unknown) => String(e));
+    expect(boundError).toMatch(/not a number|parse|Cannot/i);
+    const first = rowsOf(h.deps.clickhouse, slow);
+    await new Promise((resolve) => setImmediate(resolve));
+    const besideError = await rowsOf(h.deps.clickhouse, bad).then(() => null, (e: unknown) => String(e));
+    await first;
+    expect(besideError).toBe(boundError);
     expect(await askedBeside(h.deps.clickhouse, { query: 'SELECT {n:UInt32} AS n', query_params: { n: 7 }, format: 'JSONEachRow' })).toEqual([{ n: 7 }]);
+  });
+
+  it('is asked in the chain when the beside connection refuses it (its table of values gone), and answers as bound', async () => {
+    // A connection to the same engine without the temporary table: every statement sent beside fails.
+    const connect = await chdbConnector(join(TEST_DATA_DIR, 'clickhouse'));
+    const broken = connect({});
+    let triedBeside = 0;
+    const client = readsBeside(h.deps.clickhouse, {
+      client: broken.client,
+      rawInsert: (params) => {
+        triedBeside++;
+        return broken.connection.chdb.rawInsert(params);
+      },
+    });
+    try {
+      const read = typedRead('fallback', ['fallback']);
+      const first = rowsOf(client, slow);
+      await new Promise((resolve) => setImmediate(resolve));
+      const answer = await rowsOf(client, read);
+      await first;
+      expect(triedBeside).toBe(1);
+      expect(answer).toEqual(await rowsOf(h.deps.clickhouse, read));
+    } finally {
+      await broken.client.close();
+    }
   });
 
   it('from users, arriving while a statement runs, go at once as a second statement that is answered before the first ends', async () => {
