@@ -32,7 +32,6 @@ import { join, resolve } from 'node:path';
 import { withQuery } from '../src/adapters/clickhouse.js';
 import type { RowStore } from '../src/adapters/row-store.js';
 import { createApp } from '../src/app.js';
-import { createAccount, createApiKey } from '../src/auth/store.js';
 import { parseConfig } from '../src/config.js';
 import { buildNodeRuntime } from '../src/entry/node-deps.js';
 import { createBatcher } from '../src/ingest/batcher.js';
@@ -40,9 +39,10 @@ import { fileJournal } from '../src/ingest/journal.js';
 import { fileQuarantine } from '../src/ingest/file-quarantine.js';
 import { createServices } from '../src/services.js';
 import { warmUpReports } from '../src/reports/engine-warm-up.js';
-import { ProjectKeys, saveProject, type Project } from '../src/projects/store.js';
+import type { Project } from '../src/projects/store.js';
 import { goalStore, MAX_GOALS, type Goal } from '../src/goals/store.js';
 import { hostCalibrationLine } from './bench-host.js';
+import { BENCH_DAYS, BENCH_DOMAIN, BENCH_PROJECT_ID, benchOwner } from './bench-project.js';
 import { argValue } from './gen-events.js';
 import { waitForMerges } from './gen-live-events.js';
 import { intArg, ms, percentile, timeRuns, timeRunsWithCpu } from './bench-timing.js';
@@ -60,10 +60,9 @@ function timedWrites(store: RowStore, writes: number[]): RowStore {
   };
 }
 
-const DOMAIN = 'bench-dashboard.example';
-/** A valid project id (prj_ + 20 base62 characters); one project per data directory. */
-const PROJECT_ID = 'prj_benchdashboard000000';
-const DAYS = 90;
+const DOMAIN = BENCH_DOMAIN;
+const PROJECT_ID = BENCH_PROJECT_ID;
+const DAYS = BENCH_DAYS;
 const DAY_MS = 86_400_000;
 const LINES_PER_REQUEST = 100_000;
 /** How long after a flushed batch a report's "after a batch" ask comes (computedAfterBatches). */
@@ -251,17 +250,7 @@ async function main() {
   let stopLive = () => {};
   try {
     const now = Date.now();
-    const account = await createAccount(deps.redis, { email: `bench-dash-${now}-${process.pid}@bench.example` }, now);
-    const { key } = await createApiKey(deps.redis, { accountId: account.id, scope: 'write', name: 'bench' }, now);
-    const project: Project = {
-      id: PROJECT_ID, name: 'Dashboard bench', domain: DOMAIN, timeZone: 'UTC', publicStatsEnabled: false,
-      brandColor: null, icon: null, createdAt: new Date(now - DAYS * DAY_MS).toISOString(), ownerId: account.id,
-    };
-    const register = async (p: Project) => {
-      await saveProject(deps.redis, p);
-      await deps.redis.set(ProjectKeys.domain(p.domain), p.id);
-      await deps.redis.hset(ProjectKeys.members(p.id), { [account.id]: 'owner' });
-    };
+    const { key, project, register } = await benchOwner(deps.redis, 'bench-dash', 'write', now);
     await register(project);
     for (const goal of await goalStore.list(deps.redis, project.id)) await goalStore.remove(deps.redis, project.id, goal.id);
     for (const goal of GOALS) await goalStore.create(deps.redis, project.id, { ...goal, target: null }, now, MAX_GOALS);

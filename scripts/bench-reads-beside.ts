@@ -12,21 +12,17 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { embeddedReads, chdbConnector } from '../src/adapters/node-clickhouse.js';
 import { createApp } from '../src/app.js';
-import { createAccount, createApiKey } from '../src/auth/store.js';
 import { parseConfig } from '../src/config.js';
 import { buildNodeRuntime } from '../src/entry/node-deps.js';
 import { createBatcher } from '../src/ingest/batcher.js';
-import { ProjectKeys, saveProject, type Project } from '../src/projects/store.js';
 import { createServices } from '../src/services.js';
 import { hostCalibrationLine } from './bench-host.js';
+import { BENCH_DOMAIN, benchOwner } from './bench-project.js';
 import { argValue } from './gen-events.js';
 import { intArg, ms, percentile } from './bench-timing.js';
 
+const DOMAIN = BENCH_DOMAIN;
 const REPORTS = ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'devices', 'browsers', 'os', 'events', 'visitors', 'performance'];
-// The dashboard benchmark's project (scripts/bench-dashboard.ts).
-const PROJECT_ID = 'prj_benchdashboard000000';
-const DOMAIN = 'bench-dashboard.example';
-const DAY_MS = 86_400_000;
 
 const events = intArg('events', 1_000_000);
 const rounds = intArg('rounds', 30);
@@ -43,16 +39,8 @@ const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(
 const { deps } = runtime;
 const waiting = await embeddedReads(await chdbConnector(join(dataDir, 'clickhouse')), { readsBeside: false });
 try {
-  const now = Date.now();
-  const account = await createAccount(deps.redis, { email: `bench-beside-${now}-${process.pid}@bench.example` }, now);
-  const { key } = await createApiKey(deps.redis, { accountId: account.id, scope: 'read', name: 'bench' }, now);
-  const project: Project = {
-    id: PROJECT_ID, name: 'Dashboard bench', domain: DOMAIN, timeZone: 'UTC', publicStatsEnabled: false,
-    brandColor: null, icon: null, createdAt: new Date(now - 90 * DAY_MS).toISOString(), ownerId: account.id,
-  };
-  await saveProject(deps.redis, project);
-  await deps.redis.set(ProjectKeys.domain(DOMAIN), PROJECT_ID);
-  await deps.redis.hset(ProjectKeys.members(PROJECT_ID), { [account.id]: 'owner' });
+  const { key, project, register } = await benchOwner(deps.redis, 'bench-beside', 'read', Date.now());
+  await register(project);
   const appWith = (clickhouse: typeof deps.clickhouse) => {
     const appDeps = { ...deps, clickhouse, answers: undefined };
     return createApp(appDeps, createServices(appDeps));
