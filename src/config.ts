@@ -9,6 +9,15 @@ const intFrom = (name: string, fallback: number, min = 1) =>
     v.minValue(min, `${name} must be at least ${min}`),
   );
 
+/** A switch: `1`/`true`/`yes` or `0`/`false`/`no` (any case); empty or unset is `fallback`. */
+const flagFrom = (name: string, fallback: boolean) =>
+  v.pipe(
+    v.optional(v.string(), ''),
+    v.transform((s) => s.trim().toLowerCase()),
+    v.picklist(['1', '0', 'true', 'false', 'yes', 'no', ''], `${name} must be true or false`),
+    v.transform((s) => (s === '' ? fallback : s === '1' || s === 'true' || s === 'yes')),
+  );
+
 const urlFrom = (name: string) =>
   v.optional(v.pipe(v.string(), v.trim(), v.url(`${name} must be a URL`)));
 
@@ -49,22 +58,12 @@ export const ConfigSchema = v.object({
    * Lets webhooks reach loopback, private and other non-public addresses: for local testing only
    * (otherwise a tenant could make the server call its own network or the cloud metadata service).
    */
-  WEBHOOK_ALLOW_PRIVATE: v.pipe(
-    v.optional(v.string(), 'false'),
-    v.transform((s) => s.trim().toLowerCase()),
-    v.picklist(['1', '0', 'true', 'false', 'yes', 'no', ''], 'WEBHOOK_ALLOW_PRIVATE must be true or false'),
-    v.transform((s) => s === '1' || s === 'true' || s === 'yes'),
-  ),
+  WEBHOOK_ALLOW_PRIVATE: flagFrom('WEBHOOK_ALLOW_PRIVATE', false),
   /**
    * On the embedded engine, a read asked while another runs goes beside it on a connection of its
    * own, its values carried as rows (README "Reads beside the chain"). Off: reads wait their turn.
    */
-  EMBEDDED_READS_BESIDE: v.pipe(
-    v.optional(v.string(), 'true'),
-    v.transform((s) => s.trim().toLowerCase()),
-    v.picklist(['1', '0', 'true', 'false', 'yes', 'no'], 'EMBEDDED_READS_BESIDE must be true or false'),
-    v.transform((s) => s === '1' || s === 'true' || s === 'yes'),
-  ),
+  EMBEDDED_READS_BESIDE: flagFrom('EMBEDDED_READS_BESIDE', true),
   /**
    * Worker threads that parse imports on Node; 0 parses in the request thread. Unset: two fewer
    * than the cores, at most 4 (on two cores the engine needs them: workers cost ~15% more CPU there

@@ -22,6 +22,7 @@ describe('parseConfig', () => {
 
   it('sends reads beside the chain on the embedded engine unless EMBEDDED_READS_BESIDE is off', () => {
     expect(parseConfig({}).EMBEDDED_READS_BESIDE).toBe(true);
+    expect(parseConfig({ EMBEDDED_READS_BESIDE: ' ' }).EMBEDDED_READS_BESIDE).toBe(true);
     for (const off of ['0', 'false', ' NO ']) expect(parseConfig({ EMBEDDED_READS_BESIDE: off }).EMBEDDED_READS_BESIDE).toBe(false);
     expect(parseConfig({ EMBEDDED_READS_BESIDE: 'yes' }).EMBEDDED_READS_BESIDE).toBe(true);
     expect(() => parseConfig({ EMBEDDED_READS_BESIDE: 'sometimes' })).toThrow(/EMBEDDED_READS_BESIDE must be true or false/);
