@@ -132,17 +132,24 @@ export async function chdbConnector(path: string): Promise<ChdbConnect> {
  */
 export async function embeddedReads(connect: ChdbConnect, opts: { readsBeside: boolean }): Promise<{ client: ClickHouseClient; close(): Promise<void> }> {
   const sessionSettings = { ...clickhouseSettings, ...embeddedSessionResets };
-  const reads = connect({});
-  await reads.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
-  const ownSettings = connect(sessionSettings);
-  const bound = settingsApart(reads.client, ownSettings.client);
-  const close = async (...more: ClickHouseClient[]) => {
-    await Promise.all([reads.client, ownSettings.client, ...more].map((c) => c.close()));
+  const opened: ClickHouseClient[] = [];
+  /** A connection given the app's settings once, whose calls then go as their statements alone. */
+  const settledConnection = async () => {
+    const made = connect({});
+    opened.push(made.client);
+    await made.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
+    return made;
   };
-  if (!opts.readsBeside) return { client: coalescedReads(bound), close: () => close() };
-  const beside = connect({});
-  await beside.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
+  const reads = await settledConnection();
+  const ownSettings = connect(sessionSettings);
+  opened.push(ownSettings.client);
+  const close = async () => {
+    await Promise.all(opened.map((c) => c.close()));
+  };
+  const bound = settingsApart(reads.client, ownSettings.client);
+  if (!opts.readsBeside) return { client: coalescedReads(bound), close };
+  const beside = await settledConnection();
   await beside.client.command({ query: CREATE_BOUND_VALUES });
   const client = coalescedReads(readsBeside(bound, { client: beside.client, rawInsert: beside.connection.chdb.rawInsert }), { statementsAtOnce: 2 });
-  return { client, close: () => close(beside.client) };
+  return { client, close };
 }

@@ -5,7 +5,7 @@ type QueryParams = Parameters<ClickHouseClient['query']>[0];
 type Answer = Awaited<ReturnType<ClickHouseClient['query']>>;
 
 /** The temporary table a beside connection is given its statements' values in: one row per parameter name. */
-export const BOUND_VALUES_TABLE = 'bound_values';
+const BOUND_VALUES_TABLE = 'bound_values';
 
 /**
  * Made once on the beside connection (temporary: it lives and dies with that connection's
@@ -31,7 +31,7 @@ const wellFormed = (s: string): string => s.toWellFormed();
  * cast from String to String keeps every byte); an array is written in the engine's text form
  * of arrays, which the cast parses as data: the text never becomes part of a statement.
  */
-export function valueText(value: unknown): string | undefined {
+function valueText(value: unknown): string | undefined {
   if (typeof value === 'string') return wellFormed(value);
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
   if (typeof value === 'bigint') return String(value);
@@ -67,9 +67,6 @@ export function carriedValues(params: QueryParams): { query: string; rows: Buffe
   return { query, rows: Buffer.from(`${rows.join('\n')}\n`) };
 }
 
-/** Whether a call may go beside the chain: a plain JSON SELECT with bound values. */
-const carriable = (params: QueryParams): boolean => isPlainJsonSelect(params) && Object.keys(params.query_params ?? {}).length > 0;
-
 /**
  * The embedded engine runs statements with bound values one at a time in the whole process
  * (chdb's one chain of them: README "Where the computed time goes"), so two reads never overlap,
@@ -104,8 +101,8 @@ export function readsBeside(chained: ClickHouseClient, beside: BesideConnection)
     }
   };
   return withQuery(chained, (params) => {
-    if (chainedRunning === 0 || besideRunning || !carriable(params)) return onChain(params);
-    const carried = carriedValues(params);
+    // Only a plain JSON SELECT with bound values may go beside (carriedValues answers null without any).
+    const carried = chainedRunning > 0 && !besideRunning && isPlainJsonSelect(params) ? carriedValues(params) : null;
     return carried ? besideChain(params, carried) : onChain(params);
   });
 }
