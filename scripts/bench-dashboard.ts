@@ -42,7 +42,7 @@ import { warmUpReports } from '../src/reports/engine-warm-up.js';
 import type { Project } from '../src/projects/store.js';
 import { goalStore, MAX_GOALS, type Goal } from '../src/goals/store.js';
 import { hostCalibrationLine } from './bench-host.js';
-import { BENCH_DAYS, BENCH_DOMAIN, BENCH_PROJECT_ID, benchOwner } from './bench-project.js';
+import { BENCH_DAYS as DAYS, BENCH_DOMAIN as DOMAIN, BENCH_PROJECT_ID as PROJECT_ID, benchOwner } from './bench-project.js';
 import { argValue } from './gen-events.js';
 import { waitForMerges } from './gen-live-events.js';
 import { intArg, ms, percentile, timeRuns, timeRunsWithCpu } from './bench-timing.js';
@@ -60,9 +60,6 @@ function timedWrites(store: RowStore, writes: number[]): RowStore {
   };
 }
 
-const DOMAIN = BENCH_DOMAIN;
-const PROJECT_ID = BENCH_PROJECT_ID;
-const DAYS = BENCH_DAYS;
 const DAY_MS = 86_400_000;
 const LINES_PER_REQUEST = 100_000;
 /** How long after a flushed batch a report's "after a batch" ask comes (computedAfterBatches). */

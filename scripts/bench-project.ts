@@ -30,5 +30,5 @@ export async function benchOwner(redis: Redis, run: string, scope: 'read' | 'wri
     await redis.set(ProjectKeys.domain(p.domain), p.id);
     await redis.hset(ProjectKeys.members(p.id), { [account.id]: 'owner' });
   };
-  return { account, key, project, register };
+  return { key, project, register };
 }

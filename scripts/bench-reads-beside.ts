@@ -17,11 +17,10 @@ import { buildNodeRuntime } from '../src/entry/node-deps.js';
 import { createBatcher } from '../src/ingest/batcher.js';
 import { createServices } from '../src/services.js';
 import { hostCalibrationLine } from './bench-host.js';
-import { BENCH_DOMAIN, benchOwner } from './bench-project.js';
+import { BENCH_DOMAIN as DOMAIN, benchOwner } from './bench-project.js';
 import { argValue } from './gen-events.js';
 import { intArg, ms, percentile } from './bench-timing.js';
 
-const DOMAIN = BENCH_DOMAIN;
 const REPORTS = ['stats', 'timeseries', 'pages', 'referrers', 'countries', 'cities', 'devices', 'browsers', 'os', 'events', 'visitors', 'performance'];
 
 const events = intArg('events', 1_000_000);
