@@ -499,6 +499,8 @@ async function main() {
     if (periods.includes('30d')) console.log(`(sum of the 12 computed report p50s at 30d, one after another: ${ms(sumSingles)} ms; ${load()})`);
 
     console.log('\nwhole dashboard (12 requests in parallel):');
+    // Host speed drifts by up to 1.7× within a run: each dashboard table's figures are read beside it (scripts/README "A fortieth VM").
+    console.log(hostCalibrationLine() + ', before this table');
     const whole: string[][] = [];
     for (const [period, target] of periods.map((p) => [p, p === '30d' ? TARGETS.dashboard30d : p === '90d' ? TARGETS.dashboard90d : undefined] as const)) {
       const { wall: computed, cpu: computedCpu } = await quietly(() => timeRunsWithCpu(runs, () => dashboard(period, computedApp), settle));
@@ -525,6 +527,7 @@ async function main() {
     console.log(`(${load()})`);
 
     console.log('\nconcurrent dashboards, 30d (each dashboard\'s own time, all started together):');
+    console.log(hostCalibrationLine() + ', before this table');
     const conc: string[][] = [];
     for (const [path, via, afterFlush] of [['computed', computedApp, false], ['served, with the trickle', app, false], ['served, each round after a flushed batch', app, true]] as const) {
       for (const n of [1, 5, 20]) {
