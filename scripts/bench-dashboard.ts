@@ -499,7 +499,7 @@ async function main() {
     if (periods.includes('30d')) console.log(`(sum of the 12 computed report p50s at 30d, one after another: ${ms(sumSingles)} ms; ${load()})`);
 
     console.log('\nwhole dashboard (12 requests in parallel):');
-    // Host speed drifts by up to 1.7× within a run: each dashboard table's figures are read beside it (scripts/README "A fortieth VM").
+    // Host speed drifts by up to 1.7× within a run: each dashboard table's figures are read beside it (scripts/README.md "Dashboard runs, VM by VM", the fortieth VM).
     console.log(hostCalibrationLine() + ', before this table');
     const whole: string[][] = [];
     for (const [period, target] of periods.map((p) => [p, p === '30d' ? TARGETS.dashboard30d : p === '90d' ? TARGETS.dashboard90d : undefined] as const)) {
