@@ -21,9 +21,26 @@ export async function loadMigrations(): Promise<{ name: string; statements: stri
   );
 }
 
+const MODIFY_QUERY = /^ALTER\s+TABLE\s+(\w+)\s+MODIFY\s+QUERY\b/i;
+
+/** The materialized views whose query `statements` change (`ALTER TABLE <view> MODIFY QUERY`). */
+export function viewsModifiedBy(statements: readonly string[]): string[] {
+  return statements.flatMap((statement) => {
+    const view = MODIFY_QUERY.exec(statement)?.[1];
+    return view ? [view] : [];
+  });
+}
+
 /**
  * Applies every migration not yet recorded, in order, then sets retention TTLs. Safe to run at
  * every start and from several processes: statements are idempotent (`IF NOT EXISTS`).
+ *
+ * A view whose query a migration changes is detached and attached again at once, so that this
+ * process holds it as every later start does, from its stored definition. Held as the `ALTER`
+ * left it, it gave the rows it wrote other deduplication ids than a later process gives the
+ * same rows: a batch stored by the migrating process and retried by the next one under the same
+ * token (a journal replay after a crash, an import sent again) was stored twice in that view's
+ * table (README "Guarantees and limits").
  */
 export async function migrate(ch: ClickHouseClient, opts: { retentionDays: number }): Promise<string[]> {
   await ch.command({
@@ -39,6 +56,10 @@ export async function migrate(ch: ClickHouseClient, opts: { retentionDays: numbe
   for (const m of await loadMigrations()) {
     if (done.has(m.name)) continue;
     for (const statement of m.statements) await ch.command({ query: statement });
+    for (const view of viewsModifiedBy(m.statements)) {
+      await ch.command({ query: `DETACH TABLE ${view}` });
+      await ch.command({ query: `ATTACH TABLE ${view}` });
+    }
     await ch.insert({ table: 'schema_migrations', values: [{ name: m.name }], format: 'JSONEachRow' });
     applied.push(m.name);
   }
