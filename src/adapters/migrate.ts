@@ -57,8 +57,8 @@ export async function migrate(ch: ClickHouseClient, opts: { retentionDays: numbe
     if (done.has(m.name)) continue;
     for (const statement of m.statements) await ch.command({ query: statement });
     for (const view of viewsModifiedBy(m.statements)) {
-      await ch.command({ query: `DETACH TABLE ${view}` });
-      await ch.command({ query: `ATTACH TABLE ${view}` });
+      await ch.command({ query: 'DETACH TABLE {view:Identifier}', query_params: { view } });
+      await ch.command({ query: 'ATTACH TABLE {view:Identifier}', query_params: { view } });
     }
     await ch.insert({ table: 'schema_migrations', values: [{ name: m.name }], format: 'JSONEachRow' });
     applied.push(m.name);
