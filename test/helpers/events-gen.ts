@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { RowStore } from '../../src/adapters/row-store.js';
+import type { InsertOptions, RowStore } from '../../src/adapters/row-store.js';
 
 /** A generated event: the columns the reports read, as the reference sees them. */
 export interface GenEvent {
@@ -103,8 +103,8 @@ export function timesAround(from: number, to: number, edges: readonly number[]):
 
 const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
-/** Inserts events for `projectId` straight into `events`; the materialized views fill the rollups. */
-export async function insertEvents(store: RowStore, projectId: string, events: readonly GenEvent[]): Promise<void> {
+/** Inserts events for `projectId` straight into `events` (under `opts.token` when given); the materialized views fill the rollups. */
+export async function insertEvents(store: RowStore, projectId: string, events: readonly GenEvent[], opts?: InsertOptions): Promise<void> {
   if (events.length === 0) return;
   await store.insert(
     'events',
@@ -137,6 +137,7 @@ export async function insertEvents(store: RowStore, projectId: string, events: r
       duration_ms: e.durationMs,
       lcp: e.kind === 'vitals' ? 1234 : null,
     })),
+    opts,
   );
 }
 

@@ -6,10 +6,9 @@
  */
 import { connectNodeClickHouse } from '../../src/adapters/node-clickhouse.js';
 import { migrate } from '../../src/adapters/migrate.js';
-import { makeEvent } from './events-gen.js';
+import { insertEvents, makeEvent } from './events-gen.js';
 
 const BATCH_PROJECT = 'prj_storebatchonce0000000';
-const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
 const [dataDir, token] = process.argv.slice(2);
 if (!dataDir || !token) throw new Error('usage: store-batch-once.ts <dataDir> <token>');
@@ -23,12 +22,7 @@ const events = [
   ...Array.from({ length: 6 }, (_, i) => makeEvent({ ts: now - 30_000 * (i + 1), kind: 'leave', visitor: 1 + i, durationMs: 5_000 })),
   ...Array.from({ length: 4 }, (_, i) => makeEvent({ ts: now - 45_000 * (i + 1), kind: 'custom', visitor: 1 + i, eventName: 'signup' })),
 ];
-const rows = events.map((e) => ({
-  project_id: BATCH_PROJECT, ts: chTime(e.ts), kind: e.kind, visitor_id: e.visitor, session_id: e.session, hostname: 'example.com', path: e.path,
-  referrer_source: e.referrerSource, country_code: e.countryCode, country_name: e.countryName, city: e.city, device: e.device, browser: e.browser, os: e.os,
-  event_name: e.eventName, duration_ms: e.durationMs,
-}));
-await ch.rowStore.insert('events', rows, { token });
+await insertEvents(ch.rowStore, BATCH_PROJECT, events, { token });
 
 /** What each table holds of the batch: its rows, or the events its rollup counted. */
 const counted: Record<string, string> = {
