@@ -14,9 +14,12 @@ const run = promisify(execFile);
 const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
 
+/** The batch's last instant, the same for every process: each sends the same rows. */
+const BATCH_AT = Date.now();
+
 /** One start of the engine on `dataDir` in a process of its own that stores the batch under `token`: what each table then holds. */
 async function storeInNewProcess(dataDir: string, token: string): Promise<Record<string, number>> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/store-batch-once.ts', dataDir, token], { timeout: 120_000 });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/store-batch-once.ts', dataDir, token, String(BATCH_AT)], { timeout: 120_000 });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, number>;
 }
 
