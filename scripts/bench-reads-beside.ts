@@ -1,9 +1,12 @@
 /**
- * Reads beside the chain, measured against reads waiting their turn (`npm run bench:reads-beside [-- --events 1000000]
- * [--rounds 30] [--periods 30d,90d]`): computed dashboards (the 12 reports' requests in parallel, no answer cache) asked
- * of two apps in one process that differ only in their read client (README "Reads beside the chain"), alternating
- * round by round, so a host whose speed drifts between runs (scripts/README.md) moves both alike. One dashboard, then
- * five at once (a third of the rounds); p50/p95 of the wall time and p50 of the process CPU per round.
+ * The embedded engine's read clients compared (`npm run bench:reads-beside [-- --events 1000000] [--rounds 30]
+ * [--periods 30d,90d]`): computed dashboards (the 12 reports' requests in parallel, no answer cache) asked of three
+ * apps in one process that differ only in their read client, taking turns round by round, so a host whose speed
+ * drifts between runs (scripts/README.md) moves them alike: the one `npm start` wires (reads beside the chain, README
+ * "Reads beside the chain", in even shares of the reads waiting, "Even shares"), the same with every read waiting in
+ * one statement, and reads waiting their turn. For each period one dashboard, five at once (a third of the rounds) and
+ * twenty at once (a tenth); then five dashboards of different periods at once, which share hardly a read. It prints
+ * p50/p95 of the wall time and p50 of the process CPU per round.
  *
  * Reads the store `npm run bench:dashboard` imported (`.bench-data/dashboard-<events>`; run that first) and registers
  * its project in Redis db 10 (BENCH_REDIS_URL) with a new key.
@@ -33,10 +36,12 @@ if (!existsSync(join(dataDir, 'bench-dashboard.json'))) {
 }
 
 const config = parseConfig({ DATA_DIR: dataDir, REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/10', RATE_LIMIT_API_PER_MIN: '100000000', RETENTION_DAYS: '3650' });
-// The app as npm start wires it (reads beside the chain on), and a second read client on the same engine with it off.
+// The app as npm start wires it, and two more read clients on the same engine.
 const runtime = await buildNodeRuntime(config, { makeSink: (d) => createBatcher(d.rowStore, {}) });
 const { deps } = runtime;
-const waiting = await embeddedReads(await chdbConnector(join(dataDir, 'clickhouse')), { readsBeside: false });
+const connect = await chdbConnector(join(dataDir, 'clickhouse'));
+const everyRead = await embeddedReads(connect, { readsBeside: true, evenShare: false });
+const waiting = await embeddedReads(connect, { readsBeside: false });
 try {
   const { key, project, register } = await benchOwner(deps.redis, 'bench-beside', 'read', Date.now());
   await register(project);
@@ -44,47 +49,63 @@ try {
     const appDeps = { ...deps, clickhouse, answers: undefined };
     return createApp(appDeps, createServices(appDeps));
   };
-  const apps = { beside: appWith(deps.clickhouse), waiting: appWith(waiting.client) };
-  type Arm = keyof typeof apps;
+  const apps: Record<string, ReturnType<typeof appWith>> = {
+    'beside, even shares': appWith(deps.clickhouse),
+    'beside, all waiting': appWith(everyRead.client),
+    waiting: appWith(waiting.client),
+  };
+  type Arm = string;
+  const arms = Object.keys(apps);
 
-  /** `count` computed dashboards of `period` at once: the round's wall time and process CPU. */
-  const dashboards = async (arm: Arm, period: string, count: number) => {
+  /** Computed dashboards at once, one of each period of `round`: the round's wall time and process CPU. */
+  const dashboards = async (arm: Arm, round: readonly string[]) => {
     const start = performance.now();
     const cpu = process.cpuUsage();
-    const one = () => Promise.all(REPORTS.map(async (r) => {
-      const res = await apps[arm].request(`/api/v1/projects/${DOMAIN}/${r}?period=${period}`, { headers: { Authorization: `Bearer ${key}` } });
+    const one = (period: string) => Promise.all(REPORTS.map(async (r) => {
+      const res = await apps[arm]!.request(`/api/v1/projects/${DOMAIN}/${r}?period=${period}`, { headers: { Authorization: `Bearer ${key}` } });
       if (res.status !== 200) throw new Error(`${r}: ${res.status} ${await res.text()}`);
       await res.arrayBuffer();
     }));
-    await Promise.all(Array.from({ length: count }, one));
+    await Promise.all(round.map(one));
     const used = process.cpuUsage(cpu);
     return { wall: performance.now() - start, cpu: (used.user + used.system) / 1000 };
   };
 
-  console.log(`# reads beside the chain — ${new Date().toISOString()}, node ${process.version}, ${events.toLocaleString('en')} events`);
+  console.log(`# embedded read clients — ${new Date().toISOString()}, node ${process.version}, ${events.toLocaleString('en')} events`);
   console.log(hostCalibrationLine());
-  console.log('\ncomputed dashboards, the two read clients alternating round by round (ms):');
-  console.log('period  at once  rounds  waiting p50    p95  cpu p50  beside p50    p95  cpu p50  beside / waiting (p50)');
-  for (const period of periods) {
-    for (const count of [1, 5]) {
-      const n = count === 1 ? rounds : Math.max(3, Math.round(rounds / 3));
-      const taken: Record<Arm, { wall: number[]; cpu: number[] }> = { beside: { wall: [], cpu: [] }, waiting: { wall: [], cpu: [] } };
-      // Each arm once untimed first: the engine compiles a statement's expressions on the third sight.
-      for (let i = 0; i < 3; i++) for (const arm of ['waiting', 'beside'] as const) await dashboards(arm, period, count);
-      for (let i = 0; i < n; i++) {
-        for (const arm of (i % 2 ? ['waiting', 'beside'] : ['beside', 'waiting']) as Arm[]) {
-          const r = await dashboards(arm, period, count);
-          taken[arm].wall.push(r.wall);
-          taken[arm].cpu.push(r.cpu);
-        }
+  console.log('\ncomputed dashboards, the read clients taking turns round by round (ms; the ratio is the p50 against the first):');
+  const width = Math.max(...arms.map((arm) => arm.length));
+  console.log(`${'periods'.padEnd(17)}  at once  rounds  ${'read client'.padEnd(width)}  wall p50    p95  cpu p50  ratio`);
+  // Dashboards of one period at once ask the same reads; five of different periods hardly any.
+  const DIFFERENT = ['24h', '7d', '30d', '90d', '6m'];
+  const kinds = [
+    ...periods.flatMap((period) => [1, 5, 20].map((count) => ({ label: period, round: Array<string>(count).fill(period) }))),
+    { label: DIFFERENT.join(','), round: DIFFERENT },
+  ];
+  for (const { label, round } of kinds) {
+    const count = round.length;
+    const n = count === 1 ? rounds : Math.max(3, Math.round(rounds / (count === 5 ? 3 : 10)));
+    const taken = Object.fromEntries(arms.map((arm) => [arm, { wall: [] as number[], cpu: [] as number[] }]));
+    // Each arm untimed first: the engine compiles a statement's expressions on the third sight.
+    for (let i = 0; i < 3; i++) for (const arm of arms) await dashboards(arm, round);
+    for (let i = 0; i < n; i++) {
+      // Each round starts with the next arm, so none is always the first after another's round.
+      for (let j = 0; j < arms.length; j++) {
+        const arm = arms[(i + j) % arms.length]!;
+        const r = await dashboards(arm, round);
+        taken[arm]!.wall.push(r.wall);
+        taken[arm]!.cpu.push(r.cpu);
       }
-      const cells = (arm: Arm) => [percentile(taken[arm].wall, 50), percentile(taken[arm].wall, 95), percentile(taken[arm].cpu, 50)].map((x) => ms(x).padStart(7));
-      const ratio = percentile(taken.beside.wall, 50) / percentile(taken.waiting.wall, 50);
-      console.log(`${period.padEnd(6)}  ${String(count).padStart(7)}  ${String(n).padStart(6)}  ${cells('waiting').join('')}  ${cells('beside').join('')}  ${ratio.toFixed(2)}`);
+    }
+    const first = percentile(taken[arms[0]!]!.wall, 50);
+    for (const arm of arms) {
+      const { wall, cpu } = taken[arm]!;
+      const cells = [percentile(wall, 50), percentile(wall, 95), percentile(cpu, 50)].map((x) => ms(x).padStart(7)).join('');
+      console.log(`${label.padEnd(17)}  ${String(count).padStart(7)}  ${String(n).padStart(6)}  ${arm.padEnd(width)}  ${cells}  ${(percentile(wall, 50) / first).toFixed(2)}`);
     }
   }
   console.log(hostCalibrationLine() + ', after the run');
 } finally {
-  await waiting.close();
+  await Promise.all([everyRead.close(), waiting.close()]);
   await runtime.close();
 }

@@ -17,6 +17,8 @@ const STATEMENT_CLAUSES = /\b(SETTINGS|FORMAT|INTO\s+OUTFILE)\b/i;
 
 interface Waiting {
   params: QueryParams;
+  /** sameReadKey of `params`, once asked. */
+  key?: string;
   /** Set for a background client's read (inBackground). */
   lane?: Lane;
   resolve(answer: Answer): void;
@@ -99,6 +101,19 @@ function combinedStatement(reads: readonly QueryParams[]): { query: string; quer
   return { query: branches.join('\nUNION ALL\n'), query_params };
 }
 
+let uncomparable = 0;
+/** A waiting read's sameReadKey, computed once; a key of its own when its values have no JSON (a BigInt). */
+const keyOf = (read: Waiting): string => {
+  if (read.key === undefined) {
+    try {
+      read.key = sameReadKey(read.params);
+    } catch {
+      read.key = `uncomparable ${++uncomparable}`;
+    }
+  }
+  return read.key;
+};
+
 /** The rows of each read, as JSONEachRow texts, from the combined statement's answer. */
 function splitCombined(answer: readonly { read: number; rows: string[] }[], reads: number): string[][] {
   const texts: string[][] = Array.from({ length: reads }, () => []);
@@ -138,31 +153,47 @@ export function sameReadKey(read: QueryParams): string {
  * background client made from it (`inBackground`) go only into statements no user's read waits for.
  * With `statementsAtOnce` 2 (a client that runs a second read beside the first: readsBeside),
  * users' reads that arrive while a statement runs go at once as a second one; a background read
- * never takes that second place.
+ * never takes that second place. With `evenShare` n as well, a statement takes at most an even share
+ * of the distinct reads waiting (half of them with two places), but at least n, each with every
+ * waiting read identical to it: a statement holding every read waiting left the other place idle
+ * once the statement beside it ended, where the rest of them can start there instead.
  */
-export function coalescedReads(client: ClickHouseClient, opts: { statementsAtOnce?: 1 | 2 } = {}): ClickHouseClient {
+export function coalescedReads(client: ClickHouseClient, opts: { statementsAtOnce?: 1 | 2; evenShare?: number } = {}): ClickHouseClient {
   const statementsAtOnce = opts.statementsAtOnce ?? 1;
   const waiting: Waiting[] = [];
   let running = 0;
   let scheduled = false;
 
-  /** The reads of the next statement, in the order they came: users' first, background reads only when no user's waits (and nothing runs). */
+  /** How many distinct reads of `eligible` the next statement may take (see evenShare). */
+  const distinctLimit = (eligible: Waiting[]): number => {
+    if (opts.evenShare === undefined) return MAX_READS;
+    const distinct = new Set(eligible.map(keyOf)).size;
+    return Math.max(opts.evenShare, Math.ceil(distinct / statementsAtOnce));
+  };
+
+  /**
+   * The reads of the next statement, in the order they came: users' first, background reads only
+   * when no user's waits (and nothing runs); at most distinctLimit distinct ones, each with every
+   * waiting read identical to it.
+   */
   const next = (): Waiting[] => {
     const usersWaiting = waiting.some(isUsers);
     if (!usersWaiting && running > 0) return [];
+    const eligible = usersWaiting ? waiting.filter(isUsers) : [...waiting];
+    const limit = distinctLimit(eligible);
+    const keys = new Set<string>();
     const taken: Waiting[] = [];
     let chars = 0;
-    for (let i = 0; i < waiting.length && taken.length < MAX_READS; ) {
-      const read = waiting[i]!;
-      if (usersWaiting && !isUsers(read)) {
-        i++;
-        continue;
-      }
+    for (const read of eligible) {
+      if (taken.length >= MAX_READS) break;
+      if (keys.size >= limit && !keys.has(keyOf(read))) continue;
       chars += read.params.query.length;
       if (taken.length > 0 && chars > MAX_SQL_CHARS) break;
+      keys.add(keyOf(read));
       taken.push(read);
-      waiting.splice(i, 1);
     }
+    const sent = new Set(taken);
+    for (let i = waiting.length - 1; i >= 0; i--) if (sent.has(waiting[i]!)) waiting.splice(i, 1);
     return taken;
   };
 
@@ -180,10 +211,10 @@ export function coalescedReads(client: ClickHouseClient, opts: { statementsAtOnc
     try {
       // Each distinct read is one branch (a computed dashboard's devices, browsers and OS ask the same tech read).
       const branches = new Map<string, { params: QueryParams; index: number }>();
-      branchOf = reads.map(({ params }) => {
-        const key = sameReadKey(params);
+      branchOf = reads.map((read) => {
+        const key = keyOf(read);
         let branch = branches.get(key);
-        if (!branch) branches.set(key, (branch = { params, index: branches.size }));
+        if (!branch) branches.set(key, (branch = { params: read.params, index: branches.size }));
         return branch.index;
       });
       const answer = await client.query({ ...combinedStatement([...branches.values()].map((b) => b.params)), format: 'JSONEachRow' });

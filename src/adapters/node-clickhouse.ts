@@ -124,13 +124,24 @@ export async function chdbConnector(path: string): Promise<ChdbConnect> {
 }
 
 /**
+ * The fewest distinct reads a statement takes when the reads waiting are shared between the two
+ * places (coalescedReads' evenShare): a dashboard's reads split in statements of about four ("Even
+ * shares" in README).
+ */
+export const EVEN_SHARE_AT_LEAST = 4;
+
+/**
  * The embedded engine's client for reads and schema. Reads go on a connection given the app's
  * settings once, and calls that bring settings of their own on a second (settingsApart). The
  * engine runs one bound statement at a time: reads that wait together go as one, and with
  * `readsBeside` a second statement runs beside the first on a third connection, its values carried
  * as rows (readsBeside).
  */
-export async function embeddedReads(connect: ChdbConnect, opts: { readsBeside: boolean }): Promise<{ client: ClickHouseClient; close(): Promise<void> }> {
+export async function embeddedReads(
+  connect: ChdbConnect,
+  /** `evenShare` (default true): coalescedReads' evenShare of EVEN_SHARE_AT_LEAST with reads beside; false sends every read waiting in one statement. */
+  opts: { readsBeside: boolean; evenShare?: boolean },
+): Promise<{ client: ClickHouseClient; close(): Promise<void> }> {
   const sessionSettings = { ...clickhouseSettings, ...embeddedSessionResets };
   const opened: ClickHouseClient[] = [];
   /** A connection given the app's settings once, whose calls then go as their statements alone. */
@@ -150,6 +161,9 @@ export async function embeddedReads(connect: ChdbConnect, opts: { readsBeside: b
   if (!opts.readsBeside) return { client: coalescedReads(bound), close };
   const beside = await settledConnection();
   await beside.client.command({ query: CREATE_BOUND_VALUES });
-  const client = coalescedReads(readsBeside(bound, { client: beside.client, rawInsert: beside.connection.chdb.rawInsert }), { statementsAtOnce: 2 });
+  const client = coalescedReads(readsBeside(bound, { client: beside.client, rawInsert: beside.connection.chdb.rawInsert }), {
+    statementsAtOnce: 2,
+    ...(opts.evenShare === false ? {} : { evenShare: EVEN_SHARE_AT_LEAST }),
+  });
   return { client, close };
 }

@@ -19,6 +19,8 @@ function heldClient() {
 
 const read = (n: number): Read => ({ query: `SELECT {n:UInt8} AS n${n}`, query_params: { n }, format: 'JSONEachRow' });
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+/** The reads (their `n`) a statement answers, in branch order: a read alone is its own statement. */
+const readsIn = (query: string): number[] => Array.from(query.matchAll(/ AS n(\d+)/g), ([, n]) => Number(n));
 
 describe('coalescedReads with two statements at once', () => {
   it("sends users' reads that arrive while one statement runs at once as a second, and later ones after either ends", async () => {
@@ -52,6 +54,41 @@ describe('coalescedReads with two statements at once', () => {
     await turn();
     expect(sent).toHaveLength(2);
     expect(sent[1]!.query).toBe(read(2).query);
+  });
+
+  it('with an even share, sends at most half of the distinct reads waiting in a statement, identical reads kept together', async () => {
+    const { sent, client } = heldClient();
+    const reads = coalescedReads(client, { statementsAtOnce: 2, evenShare: 2 });
+    // Six distinct reads and a copy of the first, in one turn: half of the six go with the copy,
+    // then half of the three left beside them, and the last when a place frees.
+    for (const n of [1, 2, 3, 4, 5, 6, 1]) void reads.query(read(n));
+    await turn();
+    expect(sent.map((s) => readsIn(s.query))).toEqual([[1, 2, 3], [4, 5]]);
+    sent[1]!.release();
+    await turn();
+    expect(sent.map((s) => readsIn(s.query))).toEqual([[1, 2, 3], [4, 5], [6]]);
+  });
+
+  it('with an even share, leaves the rest of the reads waiting for the next place', async () => {
+    const { sent, client } = heldClient();
+    const reads = coalescedReads(client, { statementsAtOnce: 2, evenShare: 2 });
+    void reads.query(read(1));
+    await turn();
+    // One place left and seven distinct reads: four go now (half, rounded up), the others later.
+    for (const n of [2, 3, 4, 5, 6, 7, 8]) void reads.query(read(n));
+    await turn();
+    expect(sent.map((s) => readsIn(s.query))).toEqual([[1], [2, 3, 4, 5]]);
+    sent[0]!.release();
+    await turn();
+    expect(sent.map((s) => readsIn(s.query))).toEqual([[1], [2, 3, 4, 5], [6, 7]]);
+  });
+
+  it('with an even share, takes at least its least', async () => {
+    const { sent, client } = heldClient();
+    const reads = coalescedReads(client, { statementsAtOnce: 2, evenShare: 4 });
+    for (const n of [1, 2, 3, 4, 5, 6]) void reads.query(read(n));
+    await turn();
+    expect(sent.map((s) => readsIn(s.query))).toEqual([[1, 2, 3, 4], [5, 6]]);
   });
 
   it('sends one statement at a time by default', async () => {
