@@ -153,10 +153,10 @@ export function sameReadKey(read: QueryParams): string {
  * background client made from it (`inBackground`) go only into statements no user's read waits for.
  * With `statementsAtOnce` 2 (a client that runs a second read beside the first: readsBeside),
  * users' reads that arrive while a statement runs go at once as a second one; a background read
- * never takes that second place. With `evenShare` n as well, a statement takes at most an even share
- * of the distinct reads waiting (half of them with two places), but at least n, each with every
- * waiting read identical to it: a statement holding every read waiting left the other place idle
- * once the statement beside it ended, where the rest of them can start there instead.
+ * never takes that second place. With `evenShare` n as well, a statement of users' reads takes at
+ * most an even share of the distinct ones waiting (half of them with two places), but at least n,
+ * each with every waiting read identical to it: a statement holding every read waiting left the
+ * other place idle once the statement beside it ended, where the rest of them can start there instead.
  */
 export function coalescedReads(client: ClickHouseClient, opts: { statementsAtOnce?: 1 | 2; evenShare?: number } = {}): ClickHouseClient {
   const statementsAtOnce = opts.statementsAtOnce ?? 1;
@@ -173,14 +173,15 @@ export function coalescedReads(client: ClickHouseClient, opts: { statementsAtOnc
 
   /**
    * The reads of the next statement, in the order they came: users' first, background reads only
-   * when no user's waits (and nothing runs); at most distinctLimit distinct ones, each with every
-   * waiting read identical to it.
+   * when no user's waits (and nothing runs); of users' reads at most distinctLimit distinct ones,
+   * each with every waiting read identical to it.
    */
   const next = (): Waiting[] => {
     const usersWaiting = waiting.some(isUsers);
     if (!usersWaiting && running > 0) return [];
     const eligible = usersWaiting ? waiting.filter(isUsers) : [...waiting];
-    const limit = distinctLimit(eligible);
+    // Background reads never take the second place, so sharing them would only make more statements.
+    const limit = usersWaiting ? distinctLimit(eligible) : MAX_READS;
     const keys = new Set<string>();
     const taken: Waiting[] = [];
     let chars = 0;

@@ -91,6 +91,14 @@ describe('coalescedReads with two statements at once', () => {
     expect(sent.map((s) => readsIn(s.query))).toEqual([[1, 2, 3, 4], [5, 6]]);
   });
 
+  it('with an even share, still sends the background reads waiting in one statement (they never take the second place)', async () => {
+    const { sent, client } = heldClient();
+    const background = inBackground(coalescedReads(client, { statementsAtOnce: 2, evenShare: 2 }));
+    for (const n of [1, 2, 3, 4, 5, 6]) void background.query(read(n));
+    await turn();
+    expect(sent.map((s) => readsIn(s.query))).toEqual([[1, 2, 3, 4, 5, 6]]);
+  });
+
   it('sends one statement at a time by default', async () => {
     const { sent, client } = heldClient();
     const reads = coalescedReads(client);
