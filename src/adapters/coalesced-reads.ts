@@ -101,19 +101,6 @@ function combinedStatement(reads: readonly QueryParams[]): { query: string; quer
   return { query: branches.join('\nUNION ALL\n'), query_params };
 }
 
-let uncomparable = 0;
-/** A waiting read's sameReadKey, computed once; a key of its own when its values have no JSON (a BigInt). */
-const keyOf = (read: Waiting): string => {
-  if (read.key === undefined) {
-    try {
-      read.key = sameReadKey(read.params);
-    } catch {
-      read.key = `uncomparable ${++uncomparable}`;
-    }
-  }
-  return read.key;
-};
-
 /** The rows of each read, as JSONEachRow texts, from the combined statement's answer. */
 function splitCombined(answer: readonly { read: number; rows: string[] }[], reads: number): string[][] {
   const texts: string[][] = Array.from({ length: reads }, () => []);
@@ -163,6 +150,19 @@ export function coalescedReads(client: ClickHouseClient, opts: { statementsAtOnc
   const waiting: Waiting[] = [];
   let running = 0;
   let scheduled = false;
+  let uncomparable = 0;
+
+  /** A waiting read's sameReadKey, computed once; a key of its own when its values have no JSON (a BigInt). */
+  const keyOf = (read: Waiting): string => {
+    if (read.key === undefined) {
+      try {
+        read.key = sameReadKey(read.params);
+      } catch {
+        read.key = `uncomparable ${++uncomparable}`;
+      }
+    }
+    return read.key;
+  };
 
   /** How many distinct reads of `eligible` the next statement may take (see evenShare). */
   const distinctLimit = (eligible: Waiting[]): number => {

@@ -124,9 +124,9 @@ export async function chdbConnector(path: string): Promise<ChdbConnect> {
 }
 
 /**
- * The fewest distinct reads a statement takes when the reads waiting are shared between the two
- * places (coalescedReads' evenShare): a dashboard's reads split in statements of about four ("Even
- * shares" in README).
+ * The fewest distinct reads a statement takes when users' reads waiting are shared between the two
+ * places (coalescedReads' evenShare; README "Even shares"): fewer would send statements of one or
+ * two reads, each paying the engine's fixed cost of a statement.
  */
 export const EVEN_SHARE_AT_LEAST = 4;
 
