@@ -54,11 +54,10 @@ try {
     'beside, all waiting': appWith(everyRead.client),
     waiting: appWith(waiting.client),
   };
-  type Arm = string;
   const arms = Object.keys(apps);
 
   /** Computed dashboards at once, one of each period of `round`: the round's wall time and process CPU. */
-  const dashboards = async (arm: Arm, round: readonly string[]) => {
+  const dashboards = async (arm: string, round: readonly string[]) => {
     const start = performance.now();
     const cpu = process.cpuUsage();
     const one = (period: string) => Promise.all(REPORTS.map(async (r) => {

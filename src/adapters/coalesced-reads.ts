@@ -164,11 +164,12 @@ export function coalescedReads(client: ClickHouseClient, opts: { statementsAtOnc
     return read.key;
   };
 
-  /** How many distinct reads of `eligible` the next statement may take (see evenShare). */
-  const distinctLimit = (eligible: Waiting[]): number => {
-    if (opts.evenShare === undefined) return MAX_READS;
+  /** How many distinct reads of `eligible` the next statement may take (see evenShare); undefined when it may take them all. */
+  const distinctLimit = (eligible: Waiting[]): number | undefined => {
+    if (opts.evenShare === undefined || eligible.length <= opts.evenShare) return undefined;
     const distinct = new Set(eligible.map(keyOf)).size;
-    return Math.max(opts.evenShare, Math.ceil(distinct / statementsAtOnce));
+    const limit = Math.max(opts.evenShare, Math.ceil(distinct / statementsAtOnce));
+    return limit < distinct ? limit : undefined;
   };
 
   /**
@@ -181,16 +182,17 @@ export function coalescedReads(client: ClickHouseClient, opts: { statementsAtOnc
     if (!usersWaiting && running > 0) return [];
     const eligible = usersWaiting ? waiting.filter(isUsers) : [...waiting];
     // Background reads never take the second place, so sharing them would only make more statements.
-    const limit = usersWaiting ? distinctLimit(eligible) : MAX_READS;
+    const limit = usersWaiting ? distinctLimit(eligible) : undefined;
+    // Keys are needed only to count distinct reads against a limit (a read alone never needs one).
     const keys = new Set<string>();
     const taken: Waiting[] = [];
     let chars = 0;
     for (const read of eligible) {
       if (taken.length >= MAX_READS) break;
-      if (keys.size >= limit && !keys.has(keyOf(read))) continue;
+      if (limit !== undefined && keys.size >= limit && !keys.has(keyOf(read))) continue;
       chars += read.params.query.length;
       if (taken.length > 0 && chars > MAX_SQL_CHARS) break;
-      keys.add(keyOf(read));
+      if (limit !== undefined) keys.add(keyOf(read));
       taken.push(read);
     }
     const sent = new Set(taken);
