@@ -142,44 +142,56 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   );
   const form = parts.kind === 'ended' ? 'ended' : 'closed';
   const sql = readPartsSql(q, binder, form);
-  // A part this process saw stored is read alone; any other is looked for beside the read.
   const storeKey = storedPartKey(q.projectId, 'visit_parts', String(binder.params.partKey));
-  const known = deps.storedParts?.stored(storeKey, deps.clock.now()) === true;
-  const exists = known ? null : queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number', created: 'number' });
+  const lookUp = () => queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number', created: 'number' });
+  // Measured after the answer, for later reads.
+  const measureAfter = (answer: Promise<unknown>) => {
+    if (parts.kind === 'closed' && floorlessFrom === null && deps.background) markFloorless(deps, q.projectId, version, binder.params, answer);
+    if (floorKey !== null && floor === undefined && deps.background) measureOpenFloor(deps, floorKey, binder.params, answer);
+  };
+  // A part this process saw stored is read at once; any other is looked for first. Looked for beside the read, the
+  // part could land between the two (two statements side by side, or two requests to a server): the marker found,
+  // the read's answer would hold the open visits alone.
+  if (deps.storedParts?.stored(storeKey, deps.clock.now()) !== true) {
+    const found = await lookUp().catch(() => ({ n: 0, created: 0 }));
+    if (found.n > 0) deps.storedParts?.markerFound(storeKey, 'visit_parts', found.created);
+    else {
+      const fill = () => {
+        // Its SQL binds values first; a part of closed visits reads its events up to openFrom.
+        const fillSql = fillPartSql(q, binder, form);
+        return fillPart(deps, fillSql, form === 'closed' ? { ...binder.params, readTo: binder.params.openFrom! } : binder.params, storeKey, lookUp);
+      };
+      if (deps.background) {
+        const answer = wholePass();
+        // After the answer; one fill per part at a time.
+        deps.background.run(partToken(binder.params), fill, answer);
+        measureAfter(answer);
+        return answer;
+      }
+      await fill();
+    }
+  }
   const rows = queryJson(deps, sql, binder.params);
-  // Handled here, as it may fail before `exists` settles; the caller awaits it when it is the answer.
-  rows.catch(() => {});
-  if (parts.kind === 'closed' && floorlessFrom === null && deps.background) markFloorless(deps, q.projectId, version, binder.params, rows);
-  if (floorKey !== null && floor === undefined && deps.background) measureOpenFloor(deps, floorKey, binder.params, rows);
-  if (!exists) return rows;
-  // Both go as one statement on the embedded engine.
-  const found = await exists.catch(() => ({ n: 0, created: 0 }));
-  if (found.n > 0) {
-    deps.storedParts?.markerFound(storeKey, 'visit_parts', found.created);
-    return rows;
-  }
-  // A part of closed visits reads its events up to openFrom.
-  const fill = () => fillPart(deps, fillPartSql(q, binder, form), form === 'closed' ? { ...binder.params, readTo: binder.params.openFrom! } : binder.params);
-  if (deps.background) {
-    const answer = wholePass();
-    // After the answer; one fill per part at a time.
-    deps.background.run(partToken(binder.params), fill, answer);
-    return answer;
-  }
-  await fill();
-  return queryJson(deps, sql, binder.params);
+  measureAfter(rows);
+  return rows;
 }
 
 /** What names one part's fill: its deduplication token, and its key among the background tasks. */
 const partToken = (params: QueryParams) => `visit-parts:${String(params.projectId)}:${String(params.partKey)}`;
 
 /**
- * Sums the part of closed visits (their events read up to openFrom: `readTo`). The version in its key
- * was read first: a write that lands meanwhile moves the version after it is stored, so the part
- * is either summed with its rows or never read again. Fills of the same part (two requests, two
- * processes) share a deduplication token, so it is stored once.
+ * Sums the part of closed visits (their events read up to openFrom: `readTo`), then reads its
+ * marker back, so that this process reads it at once from then on (a fill whose token was seen
+ * before stores nothing). The version in its key was read first: a write that lands meanwhile
+ * moves the version after it is stored, so the part is either summed with its rows or never read
+ * again. Fills of the same part (two requests, two processes) share a deduplication token, so it
+ * is stored once.
  */
-const fillPart = (deps: ReadDeps, sql: string, params: QueryParams): Promise<void> => insertPartOnce(deps, sql, params, partToken(params));
+async function fillPart(deps: ReadDeps, sql: string, params: QueryParams, storeKey: string, lookUp: () => Promise<{ n: number; created: number }>): Promise<void> {
+  await insertPartOnce(deps, sql, params, partToken(params));
+  const found = await lookUp();
+  if (found.n > 0) deps.storedParts?.markerFound(storeKey, 'visit_parts', found.created);
+}
 
 /**
  * Measures the open sessions' floor under `key` (openFloorKey or windowFloorKey, whose version was

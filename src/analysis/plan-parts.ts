@@ -101,10 +101,10 @@ export function mayReachPage(q: PlanInput, binder: Binder, kind: PartKind): stri
 /**
  * The question read from its stored part and, for a part of closed visits, the open visits
  * (planSums `open`). Rows, order and page as plan.ts answers the question; `binder` holds the
- * period's parameters, `openFrom` (closed parts) and `partKey`. Sent beside PART_EXISTS_SQL, it
- * reads the open visits even while the part is missing (that answer is dropped): a guard on the
- * marker row cost every read a scalar subquery (3–6 ms at 10M, 30d), more than the open visits
- * cost the first ask of the hour, which runs the whole pass anyway.
+ * period's parameters, `openFrom` (closed parts) and `partKey`. Sent only once the part is known
+ * stored (its marker read back by an earlier statement): read while the part is missing, it would
+ * answer with the open visits alone. A guard on the marker row inside the read cost every read a
+ * scalar subquery (3–6 ms at 10M, 30d).
  */
 export function readPartsSql(q: PlanInput, binder: Binder, kind: PartKind = 'closed'): string {
   const dims = q.dimensions.map((_, i) => i);

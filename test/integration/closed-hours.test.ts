@@ -430,9 +430,8 @@ describe('visits of closed hours kept apart', () => {
       return [rows, sent.filter((sql) => sql === PART_EXISTS_SQL).length];
     };
     const known = new StoredParts();
-    // Missing (summed after the answer), then found and kept, then read alone.
-    expect(await ask(known)).toEqual([whole, 1]);
-    expect(await ask(known)).toEqual([whole, 1]);
+    // Missing (summed after the answer, its marker read back and kept), then read alone.
+    expect(await ask(known)).toEqual([whole, 2]);
     expect(await ask(known)).toEqual([whole, 0]);
     expect(await ask(known)).toEqual([whole, 0]);
     // A process that has not seen it looks for it.
@@ -444,9 +443,51 @@ describe('visits of closed hours kept apart', () => {
     const key = storedPartKey(projectId, 'visit_parts', partKey!);
     expect(known.stored(key, created + 2 * DAY - HOUR - 1)).toBe(true);
     expect(known.stored(key, created + 2 * DAY - HOUR)).toBeUndefined();
-    // Dropped (as retention drops it): a process that looks for it answers by the whole pass.
+    // Dropped (as retention drops it): a process that looks for it answers by the whole pass, and its fill (a token
+    // seen before: nothing stored) reads back no marker, so the next ask looks again.
     await h.deps.clickhouse.command({ query: 'ALTER TABLE visit_parts DELETE WHERE project_id = {projectId:String}', query_params: { projectId }, clickhouse_settings: { mutations_sync: '2' } });
-    expect(await ask(new StoredParts())).toEqual([whole, 1]);
+    const dropped = new StoredParts();
+    expect(await ask(dropped)).toEqual([whole, 2]);
+    expect(await ask(dropped)).toEqual([whole, 2]);
+  });
+
+  it('reads a part only after its marker was found: a part that lands while the look-up waits is read whole, not its open visits alone', async () => {
+    const projectId = unique('cdv-landing');
+    const period = resolvePeriod('30d', 'UTC', NOW);
+    await insertEvents(h.deps.rowStore, projectId, [
+      makeEvent({ ts: NOW - 3 * DAY, visitor: 1, referrerSource: 'google.com' }),
+      makeEvent({ ts: NOW - 3 * DAY + 5000, visitor: 1, path: '/pricing' }),
+      makeEvent({ ts: NOW - 2 * DAY, visitor: 2 }),
+      makeEvent({ ts: SINCE_CUT, visitor: 3, referrerSource: 't.co' }),
+    ]);
+    const whole = shape(await wholePass(projectId, period));
+    // The look-up for the marker is held while another process sums the part (without background work: before its answer);
+    // every other statement goes at once, so a read sent beside the look-up reads before the part lands.
+    let lookUpHeld!: () => void;
+    const held = new Promise<void>((resolve) => (lookUpHeld = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reads: Promise<unknown>[] = [];
+    const clickhouse = withQuery(h.deps.clickhouse, async (params) => {
+      if (params.query === PART_EXISTS_SQL) {
+        lookUpHeld();
+        await released;
+        return h.deps.clickhouse.query(params);
+      }
+      const answer = h.deps.clickhouse.query(params);
+      reads.push(answer.catch(() => {}));
+      return answer;
+    });
+    const waiting = { ...h.deps, clickhouse, storedParts: new StoredParts() };
+    const asked = runQuestion(waiting, projectId, period, BY_SOURCE);
+    await held;
+    await Promise.all(reads);
+    const otherProcess = { ...h.deps, background: undefined, storedParts: new StoredParts() };
+    expect(shape(await runQuestion(otherProcess, projectId, period, BY_SOURCE))).toEqual(whole);
+    expect(await storedParts(projectId)).toHaveLength(1);
+    release();
+    expect(shape(await asked)).toEqual(whole);
+    await h.deps.background!.settled();
   });
 
   it('live events of this hour keep the part; a batch holding a closed hour’s event has it summed again', async () => {
