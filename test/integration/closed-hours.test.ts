@@ -128,6 +128,15 @@ const starts = (period: ResolvedPeriod) =>
     fc.integer({ min: period.from - DAY, max: NOW - HOUR }),
   );
 
+/** Two visits before the cut (from google.com with two pageviews, and a direct bounce) and one after it (from t.co). */
+const insertThreeVisits = (projectId: string) =>
+  insertEvents(h.deps.rowStore, projectId, [
+    makeEvent({ ts: NOW - 3 * DAY, visitor: 1, referrerSource: 'google.com' }),
+    makeEvent({ ts: NOW - 3 * DAY + 5000, visitor: 1, path: '/pricing' }),
+    makeEvent({ ts: NOW - 2 * DAY, visitor: 2 }),
+    makeEvent({ ts: SINCE_CUT, visitor: 3, referrerSource: 't.co' }),
+  ]);
+
 describe('visits of closed hours kept apart', () => {
   it.each(['UTC', 'Asia/Kolkata', 'America/New_York'])('answer what the pass over the whole period answers (%s): filled, kept, as sessions go on past the cut, and summed again after an import into a closed hour', async (timeZone) => {
     const period = resolvePeriod('7d', timeZone, NOW);
@@ -375,12 +384,7 @@ describe('visits of closed hours kept apart', () => {
   it('a first ask is answered by the whole pass and its part summed after it, once for asks at once; without background work, before the answer', async () => {
     const projectId = unique('cdv-once');
     const period = resolvePeriod('30d', 'UTC', NOW);
-    await insertEvents(h.deps.rowStore, projectId, [
-      makeEvent({ ts: NOW - 3 * DAY, visitor: 1, referrerSource: 'google.com' }),
-      makeEvent({ ts: NOW - 3 * DAY + 5000, visitor: 1, path: '/pricing' }),
-      makeEvent({ ts: NOW - 2 * DAY, visitor: 2 }),
-      makeEvent({ ts: SINCE_CUT, visitor: 3, referrerSource: 't.co' }),
-    ]);
+    await insertThreeVisits(projectId);
     const whole = shape(await wholePass(projectId, period));
     const visit = (source: string, pageviews: number, bounces: number) => ({ source, pageviews, visitors: 1, viewedVisits: 1, bounces, visitPageviews: pageviews });
     expect(whole).toEqual([visit('google.com', 2, 0), visit('(direct)', 1, 1), visit('t.co', 1, 1)]);
@@ -454,12 +458,7 @@ describe('visits of closed hours kept apart', () => {
   it('reads a part only after its marker was found: a part that lands while the look-up waits is read whole, not its open visits alone', async () => {
     const projectId = unique('cdv-landing');
     const period = resolvePeriod('30d', 'UTC', NOW);
-    await insertEvents(h.deps.rowStore, projectId, [
-      makeEvent({ ts: NOW - 3 * DAY, visitor: 1, referrerSource: 'google.com' }),
-      makeEvent({ ts: NOW - 3 * DAY + 5000, visitor: 1, path: '/pricing' }),
-      makeEvent({ ts: NOW - 2 * DAY, visitor: 2 }),
-      makeEvent({ ts: SINCE_CUT, visitor: 3, referrerSource: 't.co' }),
-    ]);
+    await insertThreeVisits(projectId);
     const whole = shape(await wholePass(projectId, period));
     // The look-up for the marker is held while another process sums the part (without background work: before its answer);
     // every other statement goes at once, so a read sent beside the look-up reads before the part lands.
