@@ -143,7 +143,12 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   const form = parts.kind === 'ended' ? 'ended' : 'closed';
   const sql = readPartsSql(q, binder, form);
   const storeKey = storedPartKey(q.projectId, 'visit_parts', String(binder.params.partKey));
-  const lookUp = () => queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number', created: 'number' });
+  /** Whether the part is stored, by its marker; a marker found makes it known to this process (read at once from then on). */
+  const lookUp = async (): Promise<boolean> => {
+    const found = await queryOne(deps, PART_EXISTS_SQL, binder.params, { n: 'number', created: 'number' });
+    if (found.n > 0) deps.storedParts?.markerFound(storeKey, 'visit_parts', found.created);
+    return found.n > 0;
+  };
   // Measured after the answer, for later reads.
   const measureAfter = (answer: Promise<unknown>) => {
     if (parts.kind === 'closed' && floorlessFrom === null && deps.background) markFloorless(deps, q.projectId, version, binder.params, answer);
@@ -152,24 +157,21 @@ export async function answerFromParts(deps: ReadDeps, q: PlanInput, wholePass: (
   // A part this process saw stored is read at once; any other is looked for first. Looked for beside the read, the
   // part could land between the two (two statements side by side, or two requests to a server): the marker found,
   // the read's answer would hold the open visits alone.
-  if (deps.storedParts?.stored(storeKey, deps.clock.now()) !== true) {
-    const found = await lookUp().catch(() => ({ n: 0, created: 0 }));
-    if (found.n > 0) deps.storedParts?.markerFound(storeKey, 'visit_parts', found.created);
-    else {
-      const fill = () => {
-        // Its SQL binds values first; a part of closed visits reads its events up to openFrom.
-        const fillSql = fillPartSql(q, binder, form);
-        return fillPart(deps, fillSql, form === 'closed' ? { ...binder.params, readTo: binder.params.openFrom! } : binder.params, storeKey, lookUp);
-      };
-      if (deps.background) {
-        const answer = wholePass();
-        // After the answer; one fill per part at a time.
-        deps.background.run(partToken(binder.params), fill, answer);
-        measureAfter(answer);
-        return answer;
-      }
-      await fill();
+  const stored = deps.storedParts?.stored(storeKey, deps.clock.now()) === true || (await lookUp().catch(() => false));
+  if (!stored) {
+    const fill = () => {
+      // Its SQL binds values first; a part of closed visits reads its events up to openFrom.
+      const fillSql = fillPartSql(q, binder, form);
+      return fillPart(deps, fillSql, form === 'closed' ? { ...binder.params, readTo: binder.params.openFrom! } : binder.params, lookUp);
+    };
+    if (deps.background) {
+      const answer = wholePass();
+      // After the answer; one fill per part at a time.
+      deps.background.run(partToken(binder.params), fill, answer);
+      measureAfter(answer);
+      return answer;
     }
+    await fill();
   }
   const rows = queryJson(deps, sql, binder.params);
   measureAfter(rows);
@@ -187,10 +189,9 @@ const partToken = (params: QueryParams) => `visit-parts:${String(params.projectI
  * again. Fills of the same part (two requests, two processes) share a deduplication token, so it
  * is stored once.
  */
-async function fillPart(deps: ReadDeps, sql: string, params: QueryParams, storeKey: string, lookUp: () => Promise<{ n: number; created: number }>): Promise<void> {
+async function fillPart(deps: ReadDeps, sql: string, params: QueryParams, lookUp: () => Promise<boolean>): Promise<void> {
   await insertPartOnce(deps, sql, params, partToken(params));
-  const found = await lookUp();
-  if (found.n > 0) deps.storedParts?.markerFound(storeKey, 'visit_parts', found.created);
+  await lookUp();
 }
 
 /**
