@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { clickhouseSettings, embeddedSessionResets, insertInto, withMembers, type ClickHouseClient } from './clickhouse.js';
+import { CALLS_WITH_SETTINGS, oneCallSettings } from './call-settings.js';
 import { coalescedReads } from './coalesced-reads.js';
 import { directorySpool, embeddedRowStore } from './embedded-row-store.js';
 import { CREATE_BOUND_VALUES, readsBeside } from './reads-beside.js';
@@ -38,9 +39,6 @@ const streamedRows: InsertWithRows = async (client, target, rows, settings) => {
   // An INSERT answers with an empty body; read it to the end so the socket goes back to the pool.
   for await (const _ of result.stream as AsyncIterable<unknown>);
 };
-
-/** The client calls that may bring ClickHouse settings of their own. */
-const CALLS_WITH_SETTINGS = new Set<PropertyKey>(['query', 'command', 'exec', 'insert']);
 
 /** Whether a call brings ClickHouse settings of its own. */
 const bringsSettings = (params: unknown): boolean => {
@@ -94,14 +92,15 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   // insert (unbound, so outside chdb's one chain of bound statements: a live batch's raw rows, an
   // import block's spool file) would hold every read asked meanwhile (README "Where the computed
   // time goes").
-  const writes = connect({ ...clickhouseSettings, ...embeddedSessionResets });
+  const writeSettings = { ...clickhouseSettings, ...embeddedSessionResets };
+  const writes = connect(writeSettings);
   // Bulk bodies are handed over as files (see embeddedRowStore).
   const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
   const close = async () => {
     await Promise.all([reads.close(), writes.client.close()]);
     await drainPending();
   };
-  return { client: reads.client, rowStore: embeddedRowStore(writes.client, writes.connection.chdb.rawInsert, spool), close };
+  return { client: reads.client, rowStore: embeddedRowStore(oneCallSettings(writes.client, writeSettings), writes.connection.chdb.rawInsert, spool), close };
 }
 
 type ChdbConnection = ReturnType<typeof import('chdb/connection').createChdbConnection>;
@@ -157,7 +156,7 @@ export async function embeddedReads(
   const close = async () => {
     await Promise.all(opened.map((c) => c.close()));
   };
-  const bound = settingsApart(reads.client, ownSettings.client);
+  const bound = settingsApart(reads.client, oneCallSettings(ownSettings.client, sessionSettings));
   if (!opts.readsBeside) return { client: coalescedReads(bound), close };
   const beside = await settledConnection();
   await beside.client.command({ query: CREATE_BOUND_VALUES });

@@ -58,6 +58,24 @@ describe('the embedded engine’s session settings', () => {
     expect(await setting('insert_deduplication_token')).toBe('');
   });
 
+  it('applies a call’s own settings to that call only, never to a later call that brings settings of its own', async () => {
+    const threads = await setting('max_threads');
+    const mutationsSync = await setting('mutations_sync');
+    const ownValue = async (name: string, own: Record<string, string | number>) => {
+      const rs = await ch.client.query({ query: 'SELECT getSetting({name:String}) AS value', query_params: { name }, format: 'JSONEachRow', clickhouse_settings: own });
+      return ((await rs.json()) as { value: unknown }[])[0]!.value;
+    };
+    await ch.client.command({ query: 'SELECT 1', clickhouse_settings: { max_threads: 3, mutations_sync: '2', max_result_rows: '1', result_overflow_mode: 'throw' } });
+    expect(await ownValue('mutations_sync', { max_execution_time: 60 })).toBe(mutationsSync);
+    expect(await ownValue('max_threads', { max_execution_time: 60 })).toBe(threads);
+    expect(await ownValue('max_threads', { max_threads: 1 })).toBe(1);
+    // A limit one call set would refuse a later call's answer.
+    const five = await ch.client.query({ query: 'SELECT number FROM numbers(5)', format: 'JSONEachRow', clickhouse_settings: { max_execution_time: 60 } });
+    expect(await five.json()).toHaveLength(5);
+    // The app's own settings stay those of every call.
+    expect(String(await ownValue('priority', { max_execution_time: 60 }))).toBe(clickhouseSettings.priority);
+  });
+
   it('keeps the app’s settings after a read fails', async () => {
     await expect(ch.client.query({ query: 'SELECT no_such_column FROM system.one', format: 'JSONEachRow' })).rejects.toThrow();
     expect(await setting('output_format_json_quote_64bit_integers')).toBe(true);
