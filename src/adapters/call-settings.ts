@@ -1,10 +1,24 @@
 import { withMembers, type ClickHouseClient } from './clickhouse.js';
 
 /** The client calls that may bring ClickHouse settings of their own. */
-export const CALLS_WITH_SETTINGS = new Set<PropertyKey>(['query', 'command', 'exec', 'insert']);
+const CALLS_WITH_SETTINGS = new Set<PropertyKey>(['query', 'command', 'exec', 'insert']);
 
 type Settings = NonNullable<Parameters<ClickHouseClient['query']>[0]['clickhouse_settings']>;
-type Call = (params: { clickhouse_settings?: Settings } | undefined) => unknown;
+type CallParams = { clickhouse_settings?: Settings } | undefined;
+type Call = (params: CallParams) => unknown;
+
+/** Calls `member` (a call that may bring settings) of `client` with `params`. */
+export const callMember = (client: ClickHouseClient, member: PropertyKey, params: CallParams): unknown =>
+  (client[member as 'query'] as unknown as Call).call(client, params);
+
+/**
+ * `client` whose calls that may bring settings of their own (`query`, `command`, `exec`,
+ * `insert`) go through `through`; every other member is the client's own.
+ */
+export function withSettingsCalls(client: ClickHouseClient, through: (member: PropertyKey, params: CallParams) => unknown): ClickHouseClient {
+  const routed = new Map([...CALLS_WITH_SETTINGS].map((member) => [member, (params: CallParams) => through(member, params)]));
+  return withMembers(client, (member) => routed.get(member));
+}
 
 /**
  * `client` (a connection to the embedded engine made with `everyCall` as its client settings)
@@ -39,18 +53,11 @@ export function oneCallSettings(client: ClickHouseClient, everyCall: Settings): 
     });
     for (const row of (await rs.json()) as { name: string; value: string }[]) baselines.set(row.name, row.value);
   };
-  const routed = new Map(
-    [...CALLS_WITH_SETTINGS].map((member) => [
-      member,
-      async (params: Parameters<Call>[0]) => {
-        const own = params?.clickhouse_settings ?? {};
-        const unseen = Object.keys(own).filter((name) => !baselines.has(name));
-        if (unseen.length > 0) await learn(unseen);
-        const resets = resetsExcept(own);
-        const call = (client[member as 'query'] as unknown as Call).bind(client);
-        return Object.keys(resets).length === 0 ? call(params) : call({ ...params, clickhouse_settings: { ...resets, ...own } });
-      },
-    ]),
-  );
-  return withMembers(client, (member) => routed.get(member));
+  return withSettingsCalls(client, async (member, params) => {
+    const own = params?.clickhouse_settings ?? {};
+    const unseen = Object.keys(own).filter((name) => !baselines.has(name));
+    if (unseen.length > 0) await learn(unseen);
+    const resets = resetsExcept(own);
+    return callMember(client, member, Object.keys(resets).length === 0 ? params : { ...params, clickhouse_settings: { ...resets, ...own } });
+  });
 }

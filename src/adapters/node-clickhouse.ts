@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { clickhouseSettings, embeddedSessionResets, insertInto, withMembers, type ClickHouseClient } from './clickhouse.js';
-import { CALLS_WITH_SETTINGS, oneCallSettings } from './call-settings.js';
+import { clickhouseSettings, embeddedSessionResets, insertInto, type ClickHouseClient } from './clickhouse.js';
+import { callMember, oneCallSettings, withSettingsCalls } from './call-settings.js';
 import { coalescedReads } from './coalesced-reads.js';
 import { directorySpool, embeddedRowStore } from './embedded-row-store.js';
 import { CREATE_BOUND_VALUES, readsBeside } from './reads-beside.js';
@@ -54,16 +54,7 @@ const bringsSettings = (params: unknown): boolean => {
  * app's settings once, no call ever changes them, and a read goes as its statement alone.
  */
 export function settingsApart(plain: ClickHouseClient, withOwnSettings: ClickHouseClient): ClickHouseClient {
-  const routed = new Map(
-    [...CALLS_WITH_SETTINGS].map((member) => [
-      member,
-      (params: unknown) => {
-        const client = bringsSettings(params) ? withOwnSettings : plain;
-        return (client[member as 'query'] as (p: unknown) => unknown).call(client, params);
-      },
-    ]),
-  );
-  return withMembers(plain, (member) => routed.get(member));
+  return withSettingsCalls(plain, (member, params) => callMember(bringsSettings(params) ? withOwnSettings : plain, member, params));
 }
 
 /**
