@@ -17,11 +17,11 @@ export const clickhouseSettings = {
 } as const;
 
 /**
- * The embedded engine applies per-call settings with `SET`, which outlives the call in its
- * connection's session. A dedup token left behind would make every later insert look like a
- * duplicate and be dropped, so each statement on a connection whose calls bring settings of their
- * own (inserts, part stores) resets it unless the call sets its own. The connection that answers
- * reads is given these once and never takes such a call (`settingsApart` in node-clickhouse.ts).
+ * The embedded engine applies a client call's settings with `SET`, which outlives the call in its
+ * connection's session; the client calls on a connection set them back (`oneCallSettings` in
+ * call-settings.ts). chdb's raw insert bypasses the client and carries its settings in the
+ * statement's `SETTINGS` clause, so a dedup token an earlier client call left in the session would
+ * make it look like a duplicate and be dropped: its clause names these unless the insert sets its own.
  */
 export const embeddedSessionResets = { insert_deduplication_token: '', parallel_view_processing: 0 } as const;
 

@@ -89,8 +89,8 @@ export function embeddedRowStore(client: ClickHouseClient, rawInsert: ChdbRawIns
  * Bulk inserts through a spool file: the engine parses inline data (the raw insert) on one
  * thread, but a `file()` source in parallel on every core. Measured here: 200 000 event rows in
  * ~0.55 s instead of ~1.15 s before any view runs. The file is removed once the insert ends.
- * Settings are applied per statement like any query's (the session resets they need are in
- * embeddedSessionResets), and dedup tokens work as for a plain insert. The file's path and
+ * Settings are applied per statement like any client call's (and set back for the next one:
+ * oneCallSettings), and dedup tokens work as for a plain insert. The file's path and
  * structure are this program's own and go into the statement as literals: a statement without
  * bound parameters stays outside chdb's one chain of them, so users' reads run beside a bulk
  * insert instead of queueing behind it (README "Where the computed time goes").

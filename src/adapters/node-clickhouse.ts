@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { clickhouseSettings, embeddedSessionResets, insertInto, type ClickHouseClient } from './clickhouse.js';
+import { clickhouseSettings, insertInto, type ClickHouseClient } from './clickhouse.js';
 import { callMember, oneCallSettings, withSettingsCalls } from './call-settings.js';
 import { coalescedReads } from './coalesced-reads.js';
 import { directorySpool, embeddedRowStore } from './embedded-row-store.js';
@@ -83,15 +83,14 @@ export async function connectNodeClickHouse(opts: NodeClickHouseOptions): Promis
   // insert (unbound, so outside chdb's one chain of bound statements: a live batch's raw rows, an
   // import block's spool file) would hold every read asked meanwhile (README "Where the computed
   // time goes").
-  const writeSettings = { ...clickhouseSettings, ...embeddedSessionResets };
-  const writes = connect(writeSettings);
+  const writes = connect(clickhouseSettings);
   // Bulk bodies are handed over as files (see embeddedRowStore).
   const spool = directorySpool(resolve(opts.dataDir, 'insert-spool'));
   const close = async () => {
     await Promise.all([reads.close(), writes.client.close()]);
     await drainPending();
   };
-  return { client: reads.client, rowStore: embeddedRowStore(oneCallSettings(writes.client, writeSettings), writes.connection.chdb.rawInsert, spool), close };
+  return { client: reads.client, rowStore: embeddedRowStore(oneCallSettings(writes.client, clickhouseSettings), writes.connection.chdb.rawInsert, spool), close };
 }
 
 type ChdbConnection = ReturnType<typeof import('chdb/connection').createChdbConnection>;
@@ -132,22 +131,21 @@ export async function embeddedReads(
   /** `evenShare` (default true): coalescedReads' evenShare of EVEN_SHARE_AT_LEAST with reads beside; false sends every read waiting in one statement. */
   opts: { readsBeside: boolean; evenShare?: boolean },
 ): Promise<{ client: ClickHouseClient; close(): Promise<void> }> {
-  const sessionSettings = { ...clickhouseSettings, ...embeddedSessionResets };
   const opened: ClickHouseClient[] = [];
   /** A connection given the app's settings once, whose calls then go as their statements alone. */
   const settledConnection = async () => {
     const made = connect({});
     opened.push(made.client);
-    await made.client.command({ query: 'SELECT 1', clickhouse_settings: sessionSettings });
+    await made.client.command({ query: 'SELECT 1', clickhouse_settings: clickhouseSettings });
     return made;
   };
   const reads = await settledConnection();
-  const ownSettings = connect(sessionSettings);
+  const ownSettings = connect(clickhouseSettings);
   opened.push(ownSettings.client);
   const close = async () => {
     await Promise.all(opened.map((c) => c.close()));
   };
-  const bound = settingsApart(reads.client, oneCallSettings(ownSettings.client, sessionSettings));
+  const bound = settingsApart(reads.client, oneCallSettings(ownSettings.client, clickhouseSettings));
   if (!opts.readsBeside) return { client: coalescedReads(bound), close };
   const beside = await settledConnection();
   await beside.client.command({ query: CREATE_BOUND_VALUES });
